@@ -1,0 +1,137 @@
+package io.coord;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import java.io.IOException;
+import java.util.Objects;
+
+/**
+ * JSON for values stored in znodes, with the checks ZooKeeper does not make: a value over the
+ * limit is refused <em>before</em> anything is sent ({@link ValueTooLargeException} naming path,
+ * size and limit), and bytes that are not the expected JSON are refused with a
+ * {@link CodecException} naming the path, the line and column and the problem.
+ *
+ * <p>Reading is strict: unknown fields are errors, empty data, a byte-order mark, invalid UTF-8
+ * and trailing garbage are errors, nesting is limited to {@value #MAX_DEPTH} levels and numbers
+ * to {@value #MAX_NUMBER_LENGTH} digits (lower than Jackson's defaults: input may be hostile).
+ */
+public final class Codec<T> {
+    public static final int MAX_DEPTH = 64;
+    public static final int MAX_NUMBER_LENGTH = 100;
+
+    private static final ObjectMapper MAPPER = newMapper();
+
+    private final JavaType type;
+    private final int limit;
+
+    private Codec(JavaType type, int limit) {
+        this.type = type;
+        if (limit <= 0) {
+            throw new IllegalArgumentException("limit must be > 0, got " + limit);
+        }
+        this.limit = limit;
+    }
+
+    public static <T> Codec<T> json(Class<T> type) {
+        return new Codec<>(MAPPER.constructType(Objects.requireNonNull(type, "type")), CoordSettings.DEFAULT_MAX_VALUE_BYTES);
+    }
+
+    public static <T> Codec<T> json(TypeReference<T> type) {
+        return new Codec<>(MAPPER.constructType(Objects.requireNonNull(type, "type")), CoordSettings.DEFAULT_MAX_VALUE_BYTES);
+    }
+
+    /** The same codec with another size limit (for example 64 KiB for queue tasks). */
+    public Codec<T> withLimit(int bytes) {
+        return new Codec<>(type, bytes);
+    }
+
+    public int limit() {
+        return limit;
+    }
+
+    /** The shared, strictly configured mapper, for code that needs a tree or another type. */
+    public static ObjectMapper mapper() {
+        return MAPPER;
+    }
+
+    /**
+     * Serializes {@code value} for the node at {@code path}. Throws {@link CodecException} if it
+     * cannot be serialized and {@link ValueTooLargeException} if it is over the limit.
+     */
+    public byte[] encode(CoordPath path, T value) {
+        if (value == null) {
+            throw new CodecException("value for " + path + " is null");
+        }
+        byte[] bytes;
+        try {
+            bytes = MAPPER.writerFor(type).writeValueAsBytes(value);
+        } catch (JsonProcessingException e) {
+            throw new CodecException("value for " + path + " cannot be serialized as " + type.getTypeName() + ": "
+                    + e.getOriginalMessage(), e);
+        }
+        if (bytes.length > limit) {
+            throw new ValueTooLargeException(path.value(), bytes.length, limit);
+        }
+        return bytes;
+    }
+
+    /** Parses the data of the node at {@code path}. */
+    public T decode(CoordPath path, byte[] data) {
+        if (data == null || data.length == 0) {
+            throw new CodecException("node " + path + " holds no data; expected JSON for " + type.getTypeName());
+        }
+        if (data.length > limit) {
+            throw new ValueTooLargeException(path.value(), data.length, limit);
+        }
+        if (data.length >= 3 && (data[0] & 0xff) == 0xEF && (data[1] & 0xff) == 0xBB && (data[2] & 0xff) == 0xBF) {
+            throw new CodecException("node " + path + " data starts with a UTF-8 byte-order mark; expected plain UTF-8 JSON");
+        }
+        try {
+            T value = MAPPER.readValue(data, type);
+            if (value == null) {
+                throw new CodecException("node " + path + " holds JSON null; expected " + type.getTypeName());
+            }
+            return value;
+        } catch (UnrecognizedPropertyException e) {
+            throw new CodecException("node " + path + ": unknown field \"" + e.getPropertyName() + "\" at "
+                    + where(e.getLocation()) + " for " + type.getTypeName(), e);
+        } catch (JsonProcessingException e) {
+            throw new CodecException("node " + path + " is not valid JSON for " + type.getTypeName() + " at "
+                    + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
+        } catch (IOException e) {
+            throw new CodecException("node " + path + " could not be read: " + e.getMessage(), e);
+        }
+    }
+
+    private static String where(JsonLocation location) {
+        return location == null ? "?" : "line " + location.getLineNr() + ", column " + location.getColumnNr();
+    }
+
+    private static ObjectMapper newMapper() {
+        JsonFactory factory = JsonFactory.builder()
+                .streamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(MAX_DEPTH)
+                        .maxNumberLength(MAX_NUMBER_LENGTH)
+                        .maxStringLength(CoordSettings.DEFAULT_MAX_VALUE_BYTES)
+                        .build())
+                .build();
+        ObjectMapper mapper = new ObjectMapper(factory);
+        mapper.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        mapper.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+        mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+        mapper.findAndRegisterModules();
+        return mapper;
+    }
+
+    @Override
+    public String toString() {
+        return "Codec[json " + type.getTypeName() + ", limit " + limit + "]";
+    }
+}

@@ -1,0 +1,238 @@
+package io.coord;
+
+import io.coord.internal.SessionTracker;
+import io.coord.internal.Zk;
+import io.coord.internal.ZkSession;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.concurrent.Executor;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection to a ZooKeeper ensemble: owns one Curator client (or adopts one, see
+ * {@link #wrap}), tracks its sessions, and is what every recipe is built from.
+ *
+ * <pre>{@code
+ * try (CoordClient client = CoordClient.connect(CoordSettings.builder()
+ *         .connectString("127.0.0.1:2181").sessionTimeout(Duration.ofSeconds(10)).build())) {
+ *     CoordSession session = client.session();
+ * }
+ * }</pre>
+ *
+ * <p>The server may clamp the requested session timeout (to 2–20 × its tickTime). The client
+ * reads the negotiated value after connecting, logs one warning with both values when they
+ * differ, and exposes both; every lease or pause budget should use {@link #negotiatedSessionTimeout()}.
+ */
+public final class CoordClient implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CoordClient.class);
+    private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
+
+    private final CuratorFramework curator;
+    private final CoordSettings settings;
+    private final boolean owned;
+    private final SessionTracker sessions = new SessionTracker();
+    private final ExecutorService events;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean clampWarned = new AtomicBoolean();
+
+    private CoordClient(CuratorFramework curator, CoordSettings settings, boolean owned) {
+        this.curator = curator;
+        this.settings = settings;
+        this.owned = owned;
+        int id = CLIENT_IDS.incrementAndGet();
+        this.events = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "coord-events-" + id);
+            t.setDaemon(true);
+            return t;
+        });
+        Zk.register(this, new Zk(this, curator, sessions, events));
+        curator.getConnectionStateListenable().addListener(sessions);
+    }
+
+    /**
+     * Connects with {@code settings} and waits (at most the connection timeout) for the first
+     * session. Fails with {@link CoordTimeoutException} naming the ensemble if none comes,
+     * {@link TlsException} if TLS is set and the handshake is the likely cause, and
+     * {@link NotAuthorizedException} if an {@linkplain CoordSettings#authCheckPath() auth check}
+     * path cannot be read with the given credentials.
+     */
+    public static CoordClient connect(CoordSettings settings) throws InterruptedException {
+        Objects.requireNonNull(settings, "settings");
+        CuratorFramework curator = CuratorFactory.build(settings);
+        CoordClient client = new CoordClient(curator, settings, true);
+        boolean ok = false;
+        try {
+            curator.start();
+            client.awaitFirstSession(settings.connectionTimeout());
+            client.checkAuth();
+            ok = true;
+            return client;
+        } finally {
+            if (!ok) {
+                client.close();
+            }
+        }
+    }
+
+    /**
+     * Adopts a Curator client a service already has. The caller keeps owning it:
+     * {@link #close()} detaches Coord but does not close {@code curator}. Settings are derived
+     * from the Curator client (connect string, namespace, timeouts); ACLs and credentials are
+     * whatever that client was built with.
+     */
+    public static CoordClient wrap(CuratorFramework curator) throws InterruptedException {
+        Objects.requireNonNull(curator, "curator");
+        if (curator.getState() != CuratorFrameworkState.STARTED) {
+            throw new ConfigurationException("CoordClient.wrap needs a started CuratorFramework; its state is " + curator.getState());
+        }
+        var zkClient = curator.getZookeeperClient();
+        CoordSettings.Builder b = CoordSettings.builder()
+                .connectString(zkClient.getCurrentConnectionString())
+                .sessionTimeout(Duration.ofMillis(sessionTimeoutOf(curator)))
+                .connectionTimeout(Duration.ofMillis(Math.max(1, zkClient.getConnectionTimeoutMs())));
+        String ns = curator.getNamespace();
+        if (ns != null && !ns.isEmpty()) {
+            b.namespace(ns);
+        }
+        CoordClient client = new CoordClient(curator, b.build(), false);
+        boolean ok = false;
+        try {
+            client.awaitFirstSession(client.settings.connectionTimeout());
+            ok = true;
+            return client;
+        } finally {
+            if (!ok) {
+                client.close();
+            }
+        }
+    }
+
+    private static long sessionTimeoutOf(CuratorFramework curator) {
+        try {
+            int timeout = curator.getZookeeperClient().getZooKeeper().getSessionTimeout();
+            return timeout > 0 ? timeout : 60_000;
+        } catch (Exception e) {
+            return 60_000;
+        }
+    }
+
+    private void awaitFirstSession(Duration timeout) throws InterruptedException {
+        if (!curator.blockUntilConnected((int) timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            String what = "could not connect to ZooKeeper at " + settings.connectString() + " within " + timeout;
+            if (settings.tls() != null) {
+                throw new TlsException(what + " over TLS: check that the port is a secure client port, the truststore"
+                        + " trusts the server's certificate, and the hostname matches it");
+            }
+            throw new CoordTimeoutException(what);
+        }
+        sessions.observeConnected(sessionIdNow());
+        warnIfClamped();
+    }
+
+    private void checkAuth() throws InterruptedException {
+        CoordPath canary = settings.authCheckPath();
+        if (canary == null) {
+            return;
+        }
+        Zk.of(this).call(canary, () -> curator.getData().forPath(canary.value()));
+    }
+
+    private long sessionIdNow() {
+        try {
+            return curator.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            throw new ConnectionLostException("could not read the ZooKeeper session id", e);
+        }
+    }
+
+    private void warnIfClamped() {
+        long negotiated = negotiatedSessionTimeout().toMillis();
+        long requested = settings.sessionTimeout().toMillis();
+        if (negotiated > 0 && negotiated != requested && clampWarned.compareAndSet(false, true)) {
+            LOG.warn("ZooKeeper at {} clamped the session timeout: requested {} ms, negotiated {} ms"
+                    + " (servers allow 2..20 x tickTime); leases and pause budgets use the negotiated value",
+                    settings.connectString(), requested, negotiated);
+        }
+    }
+
+    /** The Curator client underneath: the escape hatch. Do not close it; close this instead. */
+    public CuratorFramework curator() {
+        return curator;
+    }
+
+    public CoordSettings settings() {
+        return settings;
+    }
+
+    /**
+     * The current session. After an expiry this is a new object; the old one has ended.
+     * Throws {@link SessionExpiredException} if the client has no session right now.
+     */
+    public CoordSession session() {
+        ZkSession s = sessions.current();
+        if (s == null) {
+            throw new SessionExpiredException("no ZooKeeper session yet");
+        }
+        return s;
+    }
+
+    /** Registers a listener told about each new session (after an expiry), on {@code executor}. */
+    public Registration onNewSession(Consumer<CoordSession> listener, Executor executor) {
+        return sessions.onNewSession(listener, executor);
+    }
+
+    public Duration requestedSessionTimeout() {
+        return settings.sessionTimeout();
+    }
+
+    /** The session timeout the server granted (it clamps to 2–20 × tickTime); zero before the first connection. */
+    public Duration negotiatedSessionTimeout() {
+        return Duration.ofMillis(curator.getZookeeperClient().getLastNegotiatedSessionTimeoutMs());
+    }
+
+    public CoordMetrics metrics() {
+        return settings.metrics();
+    }
+
+    /** Closes the client: the current session ends as CLOSED, and an owned Curator client is closed. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        curator.getConnectionStateListenable().removeListener(sessions);
+        sessions.close();
+        Zk.unregister(this);
+        if (owned) {
+            curator.close();
+        }
+        events.shutdown();
+        try {
+            if (!events.awaitTermination(5, TimeUnit.SECONDS)) {
+                events.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            events.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    @Override
+    public String toString() {
+        return "CoordClient[" + settings.connectString() + (settings.namespace() == null ? "" : " ns=" + settings.namespace())
+                + (closed.get() ? " closed" : "") + "]";
+    }
+}

@@ -1,0 +1,70 @@
+package io.coord;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Something held through one ephemeral node of one {@link CoordSession}: a lock lease, a
+ * leadership, a queue claim, a barrier seat. The shared handle contract of every recipe.
+ *
+ * <p>States and moves are drawn on {@link LeaseState}. The lease is owned by this handle, not by a
+ * thread: any thread may close it. {@link #close()} is idempotent and deletes only this lease's
+ * own node (its exact path, which carries a unique protection prefix), never "whatever has that
+ * name now".
+ *
+ * <p>Protecting work:
+ * <ul>
+ *   <li>before each step of protected work, {@link #checkValid()};
+ *   <li>writes into ZooKeeper: {@link #guardedSetData} or {@link #guardedTransaction}, one
+ *       {@code multi} that commits only while this lease's node exists;
+ *   <li>writes elsewhere: pass {@link #token()} to a {@link io.coord.fence.FenceGuard}.
+ * </ul>
+ */
+public interface Lease extends AutoCloseable {
+    /** The fencing token: czxid of this lease's node. Never changes for one lease. */
+    FencingToken token();
+
+    /** The path of this lease's own ephemeral node. */
+    default CoordPath node() {
+        return token().node();
+    }
+
+    LeaseState state();
+
+    /** The session this lease is bound to. */
+    CoordSession session();
+
+    /**
+     * Returns if the lease is {@link LeaseState#ACQUIRED} and its session connected; otherwise
+     * throws {@link LockLostException} naming the state. UNCERTAIN throws too: the lease may come
+     * back, but no new protected work may start meanwhile.
+     */
+    void checkValid();
+
+    /** Completes with {@code LOST} or {@code RELEASED} when the lease ends. */
+    CompletableFuture<LeaseState> ended();
+
+    /** Registers a listener, called on {@code executor}. See {@link LeaseListener} for the contract. */
+    Registration addListener(LeaseListener listener, Executor executor);
+
+    /** A {@code check} of this lease's node, to put first in your own Curator transaction. */
+    CuratorOp fenceCheck();
+
+    /**
+     * {@code multi(check(ourNode), setData(target, data))}: commits only while this lease's node
+     * exists. Throws {@link LockLostException} (and the lease becomes LOST) if the node is gone;
+     * {@link ValueTooLargeException} before sending if {@code data} is over the limit.
+     */
+    Stat guardedSetData(CoordPath target, byte[] data);
+
+    /** Runs {@code ops} in one transaction behind {@link #fenceCheck()}; same failure rules as {@link #guardedSetData}. */
+    List<CuratorTransactionResult> guardedTransaction(List<CuratorOp> ops);
+
+    /** Releases the lease (deletes its node). Idempotent; after LOST it only records the close. */
+    @Override
+    void close();
+}

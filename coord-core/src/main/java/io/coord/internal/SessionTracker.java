@@ -1,0 +1,103 @@
+package io.coord.internal;
+
+import io.coord.CoordSession;
+import io.coord.Registration;
+import io.coord.SessionState;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place where Curator's connection events enter Coord. Turns
+ * {@link ConnectionState} into {@link ZkSession} moves:
+ * <ul>
+ *   <li>SUSPENDED (and READ_ONLY, which Coord never asks for) → the session is SUSPENDED;
+ *   <li>CONNECTED / RECONNECTED → same id: CONNECTED again; a new id: the old session EXPIRED and
+ *       a new {@link ZkSession} begins;
+ *   <li>LOST → EXPIRED (Curator reports LOST only once the session is gone or given up for gone).
+ * </ul>
+ * Runs on Curator's event thread, so it only moves state; listeners run on their executors.
+ */
+public final class SessionTracker implements ConnectionStateListener {
+    private static final Logger LOG = LoggerFactory.getLogger(SessionTracker.class);
+
+    private final AtomicReference<ZkSession> current = new AtomicReference<>();
+    private final Listeners<Consumer<CoordSession>> newSessionListeners = new Listeners<>();
+    private final Object lock = new Object();
+
+    @Override
+    public void stateChanged(CuratorFramework client, ConnectionState newState) {
+        switch (newState) {
+            case CONNECTED, RECONNECTED -> observeConnected(currentSessionId(client));
+            case SUSPENDED, READ_ONLY -> {
+                ZkSession s = current.get();
+                if (s != null) {
+                    s.moveTo(SessionState.SUSPENDED);
+                }
+            }
+            case LOST -> {
+                ZkSession s = current.get();
+                if (s != null && s.moveTo(SessionState.EXPIRED)) {
+                    LOG.warn("ZooKeeper session {} is lost; everything bound to it is gone", s.idHex());
+                }
+            }
+        }
+    }
+
+    /** Called with the session id of a live connection (from an event, or right after connecting). */
+    public void observeConnected(long sessionId) {
+        if (sessionId == 0) {
+            return;
+        }
+        ZkSession started = null;
+        synchronized (lock) {
+            ZkSession s = current.get();
+            if (s != null && s.id() == sessionId && !s.state().isTerminal()) {
+                s.moveTo(SessionState.CONNECTED);
+                return;
+            }
+            if (s != null && s.id() == sessionId) {
+                return; // a terminal session never comes back, even if an id repeats
+            }
+            if (s != null && s.moveTo(SessionState.EXPIRED)) {
+                LOG.warn("ZooKeeper session {} was replaced by 0x{}; everything bound to the old one is gone",
+                        s.idHex(), Long.toHexString(sessionId));
+            }
+            started = new ZkSession(sessionId);
+            current.set(started);
+        }
+        ZkSession fresh = started;
+        newSessionListeners.forEach(l -> l.accept(fresh));
+    }
+
+    public ZkSession current() {
+        return current.get();
+    }
+
+    public Registration onNewSession(Consumer<CoordSession> listener, Executor executor) {
+        return newSessionListeners.add(listener, executor);
+    }
+
+    /** The client is closing: the current session ends as CLOSED. */
+    public void close() {
+        ZkSession s = current.get();
+        if (s != null) {
+            s.moveTo(SessionState.CLOSED);
+        }
+        newSessionListeners.clear();
+    }
+
+    private static long currentSessionId(CuratorFramework client) {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            LOG.debug("could not read the session id", e);
+            return 0;
+        }
+    }
+}

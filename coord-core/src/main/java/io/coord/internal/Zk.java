@@ -1,0 +1,127 @@
+package io.coord.internal;
+
+import io.coord.CoordClient;
+import io.coord.CoordException;
+import io.coord.CoordPath;
+import io.coord.CoordSettings;
+import io.coord.Credentials;
+import io.coord.SessionExpiredException;
+import io.coord.ValueTooLargeException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.stream.Collectors;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * What recipe modules need from a {@link CoordClient} beyond its public API: the Curator client,
+ * the session tracker, Coord's own event executor, error translation with this client's
+ * identity, and size checks. One per client; {@link #of} finds it.
+ */
+public final class Zk {
+    private static final Map<CoordClient, Zk> BY_CLIENT = new ConcurrentHashMap<>();
+
+    private final CoordClient client;
+    private final CuratorFramework curator;
+    private final SessionTracker sessions;
+    private final ExecutorService events;
+    private final String principals;
+
+    public Zk(CoordClient client, CuratorFramework curator, SessionTracker sessions, ExecutorService events) {
+        this.client = client;
+        this.curator = curator;
+        this.sessions = sessions;
+        this.events = events;
+        CoordSettings settings = client.settings();
+        this.principals = settings == null || settings.credentials().isEmpty() ? "anonymous (no credentials)"
+                : settings.credentials().stream().map(Credentials::principal).collect(Collectors.joining(", "));
+    }
+
+    /** Registers the internals of a new client; called once by {@link CoordClient}. */
+    public static void register(CoordClient client, Zk zk) {
+        BY_CLIENT.put(client, zk);
+    }
+
+    public static void unregister(CoordClient client) {
+        BY_CLIENT.remove(client);
+    }
+
+    public static Zk of(CoordClient client) {
+        Zk zk = BY_CLIENT.get(client);
+        if (zk == null) {
+            throw new IllegalStateException("CoordClient " + client + " is closed");
+        }
+        return zk;
+    }
+
+    public CoordClient client() {
+        return client;
+    }
+
+    public CuratorFramework curator() {
+        return curator;
+    }
+
+    public SessionTracker sessions() {
+        return sessions;
+    }
+
+    /** The live session, or {@link SessionExpiredException} if there is none right now. */
+    public ZkSession liveSession() {
+        ZkSession s = sessions.current();
+        if (s == null || s.state().isTerminal()) {
+            throw new SessionExpiredException("no live ZooKeeper session" + (s == null ? "" : " (last was " + s + ")"));
+        }
+        return s;
+    }
+
+    /** Coord's own single event thread for this client: lease verification, watch follow-ups. */
+    public ExecutorService events() {
+        return events;
+    }
+
+    /** The identities this client presents, for error messages ("digest:alice"). */
+    public String principals() {
+        return principals;
+    }
+
+    public int maxValueBytes() {
+        return client.settings().maxValueBytes();
+    }
+
+    /** Throws {@link ValueTooLargeException} if {@code size} is over this client's limit. */
+    public void checkSize(CoordPath path, long size) {
+        int limit = maxValueBytes();
+        if (size > limit) {
+            throw new ValueTooLargeException(path.value(), size, limit);
+        }
+    }
+
+    /** Runs one ZooKeeper call, translating failures; interrupts propagate. */
+    public <T> T call(CoordPath path, ZkCall<T> call) throws InterruptedException {
+        try {
+            return call.call();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw translate(e, path);
+        }
+    }
+
+    /**
+     * Like {@link #call} for methods that cannot declare InterruptedException: an interrupt
+     * keeps the thread's interrupt flag set and surfaces as a {@link CoordException}.
+     */
+    public <T> T callUninterruptibly(CoordPath path, ZkCall<T> call) {
+        try {
+            return call(path, call);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordException("interrupted during the operation on " + path, e);
+        }
+    }
+
+    public CoordException translate(Throwable e, CoordPath path) {
+        return KeeperErrors.translate(e, path == null ? "?" : path.value(), principals);
+    }
+}

@@ -1,0 +1,85 @@
+package io.coord.internal;
+
+import io.coord.CoordSession;
+import io.coord.Registration;
+import io.coord.SessionListener;
+import io.coord.SessionState;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One ZooKeeper session id. Moved only by {@link SessionTracker}, along the graph drawn on
+ * {@link SessionState}; listeners are told on their executors.
+ */
+public final class ZkSession implements CoordSession {
+    private final long id;
+    private final AtomicReference<SessionState> state = new AtomicReference<>(SessionState.CONNECTED);
+    private final CompletableFuture<SessionState> ended = new CompletableFuture<>();
+    private final Listeners<SessionListener> listeners = new Listeners<>();
+
+    ZkSession(long id) {
+        this.id = id;
+    }
+
+    @Override
+    public long id() {
+        return id;
+    }
+
+    @Override
+    public SessionState state() {
+        return state.get();
+    }
+
+    @Override
+    public CompletableFuture<SessionState> ended() {
+        return ended.copy();
+    }
+
+    @Override
+    public Registration addListener(SessionListener listener, Executor executor) {
+        Registration registration = listeners.add(listener, executor);
+        // A listener added after the end still gets its one onEnded, so nobody waits forever.
+        SessionState now = state.get();
+        if (now.isTerminal()) {
+            executor.execute(() -> listener.onEnded(this, now));
+        }
+        return registration;
+    }
+
+    /** Legal moves of the session graph. */
+    static boolean isLegal(SessionState from, SessionState to) {
+        return switch (from) {
+            case CONNECTED -> to == SessionState.SUSPENDED || to.isTerminal();
+            case SUSPENDED -> to == SessionState.CONNECTED || to.isTerminal();
+            case EXPIRED, CLOSED -> false;
+        };
+    }
+
+    /** Moves to {@code to} if legal from the current state; returns whether it moved. */
+    boolean moveTo(SessionState to) {
+        while (true) {
+            SessionState from = state.get();
+            if (from == to || !isLegal(from, to)) {
+                return false;
+            }
+            if (state.compareAndSet(from, to)) {
+                switch (to) {
+                    case SUSPENDED -> listeners.forEach(l -> l.onSuspended(this));
+                    case CONNECTED -> listeners.forEach(l -> l.onReconnected(this));
+                    case EXPIRED, CLOSED -> {
+                        listeners.forEach(l -> l.onEnded(this, to));
+                        ended.complete(to);
+                    }
+                }
+                return true;
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CoordSession[" + idHex() + " " + state.get() + "]";
+    }
+}
