@@ -1,0 +1,269 @@
+package io.coord.test;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.apache.curator.test.TestingZooKeeperServer;
+
+/**
+ * A real ZooKeeper in this JVM, on loopback: one server or a quorum of three (or five). Used by the
+ * JUnit extension, the {@code coord server} command, the benchmarks and the demo.
+ *
+ * <p>Every server runs with the four-letter words enabled so that {@link #mode(int)} can ask a
+ * member whether it leads. Data lives in a temporary directory deleted on {@link #close()} unless
+ * a data directory was given.
+ */
+public final class EmbeddedEnsemble implements AutoCloseable {
+    /** How to start an ensemble. {@code basePort} 0 picks free ports; {@code dataDir} null means temporary. */
+    public record Options(int nodes, int basePort, Path dataDir, int tickTimeMs) {
+        public Options {
+            if (nodes != 1 && nodes != 3 && nodes != 5) {
+                throw new IllegalArgumentException("nodes must be 1, 3 or 5, got " + nodes);
+            }
+            if (basePort < 0 || basePort > 65535 - 3 * nodes) {
+                throw new IllegalArgumentException("basePort " + basePort + " leaves no room for " + nodes + " servers");
+            }
+            if (tickTimeMs <= 0) {
+                throw new IllegalArgumentException("tickTimeMs must be > 0, got " + tickTimeMs);
+            }
+        }
+
+        public static Options single() {
+            return new Options(1, 0, null, 500);
+        }
+
+        public static Options quorum() {
+            return new Options(3, 0, null, 500);
+        }
+
+        public Options withBasePort(int port) {
+            return new Options(nodes, port, dataDir, tickTimeMs);
+        }
+
+        public Options withDataDir(Path dir) {
+            return new Options(nodes, basePort, dir, tickTimeMs);
+        }
+
+        public Options withTickTime(int ms) {
+            return new Options(nodes, basePort, dataDir, ms);
+        }
+    }
+
+    private final Options options;
+    private final TestingServer single;
+    private final TestingCluster cluster;
+    private final List<InstanceSpec> specs;
+    private final boolean[] running;
+
+    private EmbeddedEnsemble(Options options, TestingServer single, TestingCluster cluster, List<InstanceSpec> specs) {
+        this.options = options;
+        this.single = single;
+        this.cluster = cluster;
+        this.specs = specs;
+        this.running = new boolean[specs.size()];
+        java.util.Arrays.fill(running, true);
+    }
+
+    /** Starts the ensemble and returns once every server is up (a quorum has formed for 3 or 5). */
+    public static EmbeddedEnsemble start(Options options) {
+        List<InstanceSpec> specs = new ArrayList<>();
+        Map<String, Object> props = new HashMap<>();
+        props.put("4lw.commands.whitelist", "*");
+        props.put("admin.enableServer", "false");
+        // Lets tests ask for short sessions: minSessionTimeout = 2 x tickTime by default anyway.
+        for (int i = 0; i < options.nodes(); i++) {
+            File dir;
+            boolean delete;
+            try {
+                if (options.dataDir() == null) {
+                    dir = Files.createTempDirectory("coord-zk-" + i + "-").toFile();
+                    delete = true;
+                } else {
+                    dir = Files.createDirectories(options.dataDir().resolve("zk" + (i + 1))).toFile();
+                    delete = false;
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not create a ZooKeeper data directory", e);
+            }
+            int base = options.basePort();
+            int client = base == 0 ? -1 : base + i;
+            int election = base == 0 ? -1 : base + 100 + i;
+            int quorum = base == 0 ? -1 : base + 200 + i;
+            specs.add(new InstanceSpec(dir, client, election, quorum, delete, i + 1, options.tickTimeMs(), -1, props, "127.0.0.1"));
+        }
+        try {
+            if (options.nodes() == 1) {
+                TestingServer server = new TestingServer(specs.get(0), true);
+                return new EmbeddedEnsemble(options, server, null, specs);
+            }
+            TestingCluster cluster = new TestingCluster(specs.toArray(new InstanceSpec[0]));
+            cluster.start();
+            EmbeddedEnsemble ensemble = new EmbeddedEnsemble(options, null, cluster, specs);
+            ensemble.awaitLeader(30_000);
+            return ensemble;
+        } catch (Exception e) {
+            throw new IllegalStateException("could not start an embedded ZooKeeper ensemble of " + options.nodes(), e);
+        }
+    }
+
+    public Options options() {
+        return options;
+    }
+
+    public int size() {
+        return specs.size();
+    }
+
+    /** {@code 127.0.0.1:p1,127.0.0.1:p2,...} for every member, running or not. */
+    public String connectString() {
+        return specs.stream().map(s -> "127.0.0.1:" + s.getPort()).collect(Collectors.joining(","));
+    }
+
+    /** The connect string of one member alone. */
+    public String connectString(int index) {
+        return "127.0.0.1:" + specs.get(index).getPort();
+    }
+
+    public int clientPort(int index) {
+        return specs.get(index).getPort();
+    }
+
+    public boolean isRunning(int index) {
+        return running[index];
+    }
+
+    /**
+     * What member {@code index} says it is: {@code leader}, {@code follower} or {@code standalone};
+     * empty if it does not answer (stopped, or not serving while an election runs).
+     */
+    public Optional<String> mode(int index) {
+        if (!running[index]) {
+            return Optional.empty();
+        }
+        return fourLetterWord(clientPort(index), "srvr").flatMap(text -> text.lines()
+                .filter(l -> l.startsWith("Mode: "))
+                .map(l -> l.substring("Mode: ".length()).trim())
+                .findFirst());
+    }
+
+    /** The index of the current leader, or empty while there is none (single server: 0). */
+    public Optional<Integer> leaderIndex() {
+        if (single != null) {
+            return running[0] ? Optional.of(0) : Optional.empty();
+        }
+        for (int i = 0; i < specs.size(); i++) {
+            if (mode(i).filter("leader"::equals).isPresent()) {
+                return Optional.of(i);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Waits (at most {@code timeoutMs}) until some member leads and answers; returns its index. */
+    public int awaitLeader(long timeoutMs) {
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (System.nanoTime() < deadline) {
+            Optional<Integer> leader = leaderIndex();
+            if (leader.isPresent()) {
+                return leader.get();
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for a ZooKeeper leader", e);
+            }
+        }
+        throw new IllegalStateException("no ZooKeeper leader within " + timeoutMs + " ms");
+    }
+
+    /** Stops member {@code index} abruptly (its port closes; its data stays for a restart). */
+    public void kill(int index) {
+        try {
+            if (single != null) {
+                single.stop();
+            } else {
+                cluster.killServer(specs.get(index));
+            }
+            running[index] = false;
+        } catch (Exception e) {
+            throw new IllegalStateException("could not kill ZooKeeper member " + index, e);
+        }
+    }
+
+    /** Starts a killed member again on the same port and data. */
+    public void restart(int index) {
+        try {
+            if (single != null) {
+                single.restart();
+            } else {
+                cluster.restartServer(specs.get(index));
+            }
+            running[index] = true;
+        } catch (Exception e) {
+            throw new IllegalStateException("could not restart ZooKeeper member " + index, e);
+        }
+    }
+
+    /** The live server objects of a quorum (empty for a single server). */
+    List<TestingZooKeeperServer> servers() {
+        return cluster == null ? List.of() : cluster.getServers();
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (single != null) {
+                single.close();
+            } else {
+                cluster.close();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not stop the embedded ZooKeeper", e);
+        }
+    }
+
+    /** Sends a four-letter word to a server on loopback and returns its answer, or empty. */
+    public static Optional<String> fourLetterWord(int port, String word) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            socket.setSoTimeout(2000);
+            OutputStream out = socket.getOutputStream();
+            out.write(word.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            StringBuilder text = new StringBuilder();
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    text.append(line).append('\n');
+                }
+            }
+            String answer = text.toString();
+            return answer.isBlank() || answer.contains("not currently serving") ? Optional.empty() : Optional.of(answer);
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EmbeddedEnsemble[" + connectString() + "]";
+    }
+}
