@@ -117,7 +117,8 @@ public record CoordSettings(String connectString, String namespace, Duration ses
             namespace = s.namespace;
             sessionTimeout = s.sessionTimeout;
             connectionTimeout = s.connectionTimeout;
-            requestTimeout = s.requestTimeout;
+            // equal to the session timeout means it was derived from it: derive again
+            requestTimeout = s.requestTimeout.equals(s.sessionTimeout) ? null : s.requestTimeout;
             retry = s.retry;
             credentials = new ArrayList<>(s.credentials);
             aclPolicy = s.aclPolicy;

@@ -160,6 +160,7 @@ public final class NodeLease implements Lease {
         List<CuratorOp> all = new ArrayList<>(ops.size() + 1);
         all.add(fenceCheck());
         all.addAll(ops);
+        Payloads.checkTransaction(all, Payloads.TRANSACTION_LIMIT);
         try {
             return zk.curator().transaction().forOperations(all);
         } catch (KeeperException.NoNodeException e) {

@@ -1,0 +1,238 @@
+package io.coord.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coord.CoordClient;
+import io.coord.CoordException;
+import io.coord.CoordPath;
+import io.coord.CoordSettings;
+import io.coord.Lease;
+import io.coord.LeaseListener;
+import io.coord.LeaseState;
+import io.coord.LockLostException;
+import io.coord.ValueTooLargeException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The shared lease plumbing against a real server: token from the create, loss signals, fenced writes, exact release. */
+class NodeLeaseIT {
+    private static TestingServer server;
+    private static final AtomicInteger NS = new AtomicInteger();
+    private final List<CoordClient> clients = new CopyOnWriteArrayList<>();
+    private final ExecutorService listenerThread = Executors.newSingleThreadExecutor();
+    private final String namespace = "lease" + NS.incrementAndGet();
+    private static final CoordPath PARENT = CoordPath.of("/locks/test/resource");
+    private static final CoordPath TARGET = CoordPath.of("/data/target");
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1, null, "127.0.0.1"), true);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    @AfterEach
+    void closeClients() throws InterruptedException {
+        clients.forEach(CoordClient::close);
+        listenerThread.shutdownNow();
+        listenerThread.awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    private CoordClient client() throws InterruptedException {
+        CoordClient c = CoordClient.connect(CoordSettings.builder().connectString(server.getConnectString()).namespace(namespace)
+                .sessionTimeout(Duration.ofSeconds(3)).build());
+        clients.add(c);
+        return c;
+    }
+
+    private static NodeLease newLease(CoordClient client) throws InterruptedException {
+        Zk zk = Zk.of(client);
+        return LeaseNodes.lease(zk, LeaseNodes.create(zk, PARENT, "lock-", new byte[0], true));
+    }
+
+    private static void await(Duration budget, java.util.function.BooleanSupplier c, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + budget.toNanos();
+        while (!c.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within " + budget + ": " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
+    void tokenIsTheCzxidOfTheNodeFromTheCreateItself() throws Exception {
+        CoordClient client = client();
+        NodeLease lease = newLease(client);
+        var stat = client.curator().checkExists().forPath(lease.node().value());
+        assertEquals(stat.getCzxid(), lease.token().value());
+        assertEquals(client.session().id(), stat.getEphemeralOwner());
+        assertTrue(lease.node().name().startsWith("_c_"), "protected create: " + lease.node());
+        assertEquals(LeaseState.ACQUIRED, lease.state());
+        lease.checkValid();
+    }
+
+    @Test
+    void tokensStrictlyIncreaseAlsoAfterTheParentIsRecreated() throws Exception {
+        CoordClient client = client();
+        NodeLease first = newLease(client);
+        first.close();
+        client.curator().delete().deletingChildrenIfNeeded().forPath("/locks");
+        NodeLease second = newLease(client);
+        assertTrue(second.token().isNewerThan(first.token()), first.token() + " then " + second.token());
+        assertTrue(second.node().name().endsWith("0000000000"), "the sequence restarted: " + second.node());
+        assertTrue(first.node().name().endsWith("0000000000"), "so suffixes would have repeated: " + first.node());
+        second.close();
+    }
+
+    @Test
+    void guardedWriteCommitsWhileTheLeaseHolds() throws Exception {
+        CoordClient client = client();
+        client.curator().create().creatingParentsIfNeeded().forPath(TARGET.value(), new byte[0]);
+        NodeLease lease = newLease(client);
+        lease.guardedSetData(TARGET, "v1".getBytes(StandardCharsets.UTF_8));
+        assertArrayEquals("v1".getBytes(StandardCharsets.UTF_8), client.curator().getData().forPath(TARGET.value()));
+        lease.close();
+    }
+
+    @Test
+    void expiryMakesTheLeaseLostAndItsGuardedWriteIsRejected() throws Exception {
+        CoordClient holder = client();
+        CoordClient other = client();
+        holder.curator().create().creatingParentsIfNeeded().forPath(TARGET.value(), "before".getBytes(StandardCharsets.UTF_8));
+        NodeLease lease = newLease(holder);
+        List<String> events = new CopyOnWriteArrayList<>();
+        lease.addListener(new LeaseListener() {
+            @Override
+            public void onLost(Lease l, CoordException cause) {
+                events.add("lost");
+            }
+        }, listenerThread);
+
+        io.coord.CoreTestSupport.expireOnServer(holder);
+
+        assertEquals(LeaseState.LOST, lease.ended().get(10, TimeUnit.SECONDS));
+        await(Duration.ofSeconds(5), () -> events.equals(List.of("lost")), "onLost once: " + events);
+        assertThrows(LockLostException.class, lease::checkValid);
+        assertThrows(LockLostException.class, () -> lease.guardedSetData(TARGET, "stale".getBytes(StandardCharsets.UTF_8)));
+        assertArrayEquals("before".getBytes(StandardCharsets.UTF_8), other.curator().getData().forPath(TARGET.value()),
+                "nothing written by the lost holder");
+        NodeLease next = newLease(other);
+        assertTrue(next.token().isNewerThan(lease.token()));
+        next.close();
+    }
+
+    @Test
+    void theServerRefusesTheGuardedWriteEvenIfTheHolderHasNotNoticed() throws Exception {
+        CoordClient holder = client();
+        CoordClient other = client();
+        holder.curator().create().creatingParentsIfNeeded().forPath(TARGET.value(), "before".getBytes(StandardCharsets.UTF_8));
+        NodeLease lease = newLease(holder);
+        // Someone deletes our node behind our back; the write races the watch, but the check op decides.
+        other.curator().delete().forPath(lease.node().value());
+        try {
+            lease.guardedSetData(TARGET, "stale".getBytes(StandardCharsets.UTF_8));
+            throw new AssertionError("a guarded write without our node must not commit");
+        } catch (LockLostException expected) {
+            // refused by the multi's check, or by checkValid after the watch fired
+        }
+        assertArrayEquals("before".getBytes(StandardCharsets.UTF_8), other.curator().getData().forPath(TARGET.value()));
+        assertEquals(LeaseState.LOST, lease.ended().get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void connectionDropMakesTheLeaseUncertainThenRestoredWithTheSameToken() throws Exception {
+        CoordClient holder = client();
+        NodeLease lease = newLease(holder);
+        List<String> events = new CopyOnWriteArrayList<>();
+        lease.addListener(new LeaseListener() {
+            @Override
+            public void onUncertain(Lease l) {
+                events.add("uncertain");
+            }
+
+            @Override
+            public void onRestored(Lease l) {
+                events.add("restored");
+            }
+        }, listenerThread);
+        var tokenBefore = lease.token();
+        server.restart();
+        await(Duration.ofSeconds(15), () -> events.contains("restored"), "restored: " + events);
+        assertEquals(List.of("uncertain", "restored"), events);
+        assertEquals(LeaseState.ACQUIRED, lease.state());
+        assertEquals(tokenBefore, lease.token());
+        lease.checkValid();
+        lease.close();
+    }
+
+    @Test
+    void closeDeletesOnlyItsOwnNodeAndIsIdempotentFromAnyThread() throws Exception {
+        CoordClient client = client();
+        NodeLease mine = newLease(client);
+        NodeLease theirs = newLease(client);
+        Thread closer = new Thread(mine::close);
+        closer.start();
+        closer.join(5000);
+        mine.close();
+        assertEquals(LeaseState.RELEASED, mine.state());
+        assertNull(client.curator().checkExists().forPath(mine.node().value()));
+        assertEquals(LeaseState.ACQUIRED, theirs.state());
+        assertTrue(client.curator().checkExists().forPath(theirs.node().value()) != null);
+        theirs.close();
+    }
+
+    @Test
+    void suspectedLeaseIsConfirmedByOneRoundTrip() throws Exception {
+        CoordClient client = client();
+        NodeLease lease = newLease(client);
+        lease.suspect();
+        await(Duration.ofSeconds(5), () -> lease.state() == LeaseState.ACQUIRED, "confirmed after the stall check");
+        lease.close();
+    }
+
+    @Test
+    void row12OversizeTransactionIsRefusedBeforeSending() throws Exception {
+        CoordClient client = client();
+        client.curator().create().creatingParentsIfNeeded().forPath(TARGET.value(), new byte[0]);
+        NodeLease lease = newLease(client);
+        var op = client.curator().transactionOp().setData().forPath(TARGET.value(), new byte[600_000]);
+        var op2 = client.curator().transactionOp().create().forPath("/data/other", new byte[600_000]);
+        long start = System.nanoTime();
+        assertThrows(ValueTooLargeException.class, () -> lease.guardedTransaction(List.of(op, op2)));
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(1), "refused at once, not after retries");
+        assertNull(client.curator().checkExists().forPath("/data/other"), "nothing written");
+        assertEquals(LeaseState.ACQUIRED, lease.state(), "the lease is untouched");
+        lease.close();
+    }
+
+    @Test
+    void row11OversizeGuardedValueIsRefusedBeforeSending() throws Exception {
+        CoordClient client = client();
+        NodeLease lease = newLease(client);
+        long start = System.nanoTime();
+        ValueTooLargeException e = assertThrows(ValueTooLargeException.class, () -> lease.guardedSetData(TARGET, new byte[1_048_576]));
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(1));
+        assertEquals(TARGET.value(), e.path());
+        lease.close();
+    }
+}
