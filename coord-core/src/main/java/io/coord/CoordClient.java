@@ -1,6 +1,7 @@
 package io.coord;
 
 import io.coord.internal.SessionTracker;
+import io.coord.internal.StallMonitor;
 import io.coord.internal.Zk;
 import io.coord.internal.ZkSession;
 import java.time.Duration;
@@ -43,6 +44,7 @@ public final class CoordClient implements AutoCloseable {
     private final ExecutorService events;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean clampWarned = new AtomicBoolean();
+    private final StallMonitor stallMonitor;
 
     private CoordClient(CuratorFramework curator, CoordSettings settings, boolean owned) {
         this.curator = curator;
@@ -54,8 +56,13 @@ public final class CoordClient implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        Zk.register(this, new Zk(this, curator, sessions, events));
+        Zk zk = new Zk(this, curator, sessions, events);
+        Zk.register(this, zk);
         curator.getConnectionStateListenable().addListener(sessions);
+        this.stallMonitor = settings.stallFraction() == 0 ? null
+                : new StallMonitor("coord-stall-" + id, Duration.ofMillis(100),
+                        () -> (long) (negotiatedSessionTimeout().toNanos() * settings.stallFraction()),
+                        stalled -> zk.suspectAllLeases(), settings.metrics());
     }
 
     /**
@@ -208,6 +215,9 @@ public final class CoordClient implements AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
+        }
+        if (stallMonitor != null) {
+            stallMonitor.close();
         }
         curator.getConnectionStateListenable().removeListener(sessions);
         sessions.close();

@@ -24,13 +24,19 @@ import java.util.Objects;
  *                          fail at start-up instead of on the first real operation; null for none
  * @param maxValueBytes     largest value Coord will write to one znode
  * @param metrics           where Coord's figures go
+ * @param stallFraction     a process stall (GC pause, SIGSTOP) longer than this fraction of the
+ *                          negotiated session timeout makes every lease UNCERTAIN until confirmed;
+ *                          0 turns the monitor off
  */
 public record CoordSettings(String connectString, String namespace, Duration sessionTimeout,
                             Duration connectionTimeout, Duration requestTimeout, RetrySettings retry,
                             List<Credentials> credentials, AclPolicy aclPolicy, TlsSettings tls,
-                            CoordPath authCheckPath, int maxValueBytes, CoordMetrics metrics) {
+                            CoordPath authCheckPath, int maxValueBytes, CoordMetrics metrics,
+                            double stallFraction) {
     /** ZooKeeper's default {@code jute.maxbuffer} is 1 048 575 bytes; leave room for the request header. */
     public static final int DEFAULT_MAX_VALUE_BYTES = 1_000_000;
+    /** One third: Curator pings every third of the session timeout, so a stall this long misses a ping. */
+    public static final double DEFAULT_STALL_FRACTION = 1.0 / 3;
 
     public CoordSettings {
         ConnectString.parse(connectString);
@@ -46,6 +52,9 @@ public record CoordSettings(String connectString, String namespace, Duration ses
         Objects.requireNonNull(metrics, "metrics");
         if (maxValueBytes <= 0 || maxValueBytes > 1_048_575) {
             throw new ConfigurationException("maxValueBytes must be within 1..1048575 (jute.maxbuffer), got " + maxValueBytes);
+        }
+        if (!(stallFraction >= 0 && stallFraction < 1)) {
+            throw new ConfigurationException("stallFraction must be within [0, 1), got " + stallFraction);
         }
         if (aclPolicy.needsAuthenticatedIdentity() && credentials.isEmpty()) {
             throw new InvalidAclException("aclPolicy uses the 'auth' scheme (creator ACL) but no credentials are set:"
@@ -107,6 +116,7 @@ public record CoordSettings(String connectString, String namespace, Duration ses
         private CoordPath authCheckPath;
         private Integer maxValueBytes;
         private CoordMetrics metrics;
+        private Double stallFraction;
         private final List<String> set = new ArrayList<>();
 
         private Builder() {
@@ -126,6 +136,7 @@ public record CoordSettings(String connectString, String namespace, Duration ses
             authCheckPath = s.authCheckPath;
             maxValueBytes = s.maxValueBytes;
             metrics = s.metrics;
+            stallFraction = s.stallFraction;
             // a derived builder may override anything once more
         }
 
@@ -213,6 +224,15 @@ public record CoordSettings(String connectString, String namespace, Duration ses
             return this;
         }
 
+        public Builder stallFraction(double value) {
+            once("stallFraction");
+            if (!(value >= 0 && value < 1)) {
+                throw new ConfigurationException("stallFraction must be within [0, 1), got " + value);
+            }
+            stallFraction = value;
+            return this;
+        }
+
         public CoordSettings build() {
             if (connectString == null) {
                 throw new ConfigurationException("connectString is required (host:port[,host:port...][/chroot])");
@@ -229,7 +249,8 @@ public record CoordSettings(String connectString, String namespace, Duration ses
                     retry == null ? RetrySettings.DEFAULT : retry, credentials,
                     aclPolicy == null ? AclPolicy.open() : aclPolicy, tls, authCheckPath,
                     maxValueBytes == null ? DEFAULT_MAX_VALUE_BYTES : maxValueBytes,
-                    metrics == null ? CoordMetrics.noop() : metrics);
+                    metrics == null ? CoordMetrics.noop() : metrics,
+                    stallFraction == null ? DEFAULT_STALL_FRACTION : stallFraction);
         }
     }
 }

@@ -85,6 +85,7 @@ public final class NodeLease implements Lease {
                         + " ended (" + finalState + ")"));
             }
         }, zk.events());
+        zk.track(this);
         if (session.state().isTerminal()) {
             apply(LeaseEvent.LOSE, new SessionExpiredException("session " + session.idHex() + " had already ended"));
         } else {
@@ -289,6 +290,7 @@ public final class NodeLease implements Lease {
             return;
         }
         sessionRegistration.close();
+        zk.untrack(this);
         try {
             watching.removeWatchers();
         } catch (RuntimeException e) {

@@ -26,6 +26,7 @@ public final class Zk {
     private final SessionTracker sessions;
     private final ExecutorService events;
     private final String principals;
+    private final java.util.Set<NodeLease> leases = ConcurrentHashMap.newKeySet();
 
     public Zk(CoordClient client, CuratorFramework curator, SessionTracker sessions, ExecutorService events) {
         this.client = client;
@@ -119,6 +120,19 @@ public final class Zk {
             Thread.currentThread().interrupt();
             throw new CoordException("interrupted during the operation on " + path, e);
         }
+    }
+
+    void track(NodeLease lease) {
+        leases.add(lease);
+    }
+
+    void untrack(NodeLease lease) {
+        leases.remove(lease);
+    }
+
+    /** The process stalled: every live lease of this client becomes UNCERTAIN until a round trip confirms it. */
+    public void suspectAllLeases() {
+        leases.forEach(NodeLease::suspect);
     }
 
     public CoordException translate(Throwable e, CoordPath path) {
