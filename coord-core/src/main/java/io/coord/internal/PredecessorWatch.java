@@ -29,7 +29,8 @@ public final class PredecessorWatch implements AutoCloseable {
     public boolean awaitChange(CoordPath node, long deadlineNanos) throws InterruptedException {
         CountDownLatch changed = new CountDownLatch(1);
         try {
-            watching.getData().usingWatcher((WatchedEvent e) -> changed.countDown()).forPath(node.value());
+            org.apache.zookeeper.Watcher watcher = (WatchedEvent e) -> changed.countDown();
+            watching.getData().usingWatcher(watcher).forPath(node.value());
         } catch (KeeperException.NoNodeException gone) {
             return true;
         } catch (InterruptedException e) {
