@@ -32,7 +32,9 @@ public final class SequentialNodes {
                 return -1;
             }
         }
-        return Long.parseLong(suffix);
+        long value = Long.parseLong(suffix);
+        // "-2147483648" is 11 characters: its last 10 are digits but exceed any int sequence.
+        return value > Integer.MAX_VALUE ? -1 : value;
     }
 
     /** Whether {@code name} is a node of this recipe: contains {@code prefix} and ends with a sequence. */
