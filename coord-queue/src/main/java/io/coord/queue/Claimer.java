@@ -1,0 +1,238 @@
+package io.coord.queue;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.coord.CodecException;
+import io.coord.CoordPath;
+import io.coord.FencingToken;
+import io.coord.internal.NodeLease;
+import io.coord.internal.Zk;
+import io.coord.internal.ZkSession;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BooleanSupplier;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The claim protocol. A claim is one transaction on a task read at version {@code v}:
+ * <pre>
+ * multi( create claims/{task}~{unique}  EPHEMERAL,
+ *        setData tasks/{task} = record(claim = that name, deliveries + 1)  @ version v )
+ * </pre>
+ * The version check makes exactly one of several racing consumers win; the bumped version fences
+ * every earlier claimer of the task out of complete/fail (their delete or setData at their version
+ * fails); the claim node, bound to the session, gives the task back when the consumer dies; and
+ * the claim node's czxid, which equals the transaction's zxid and so the task's new mzxid, is the
+ * claim's fencing token without an extra read. A task whose record names a claim is passed over
+ * while that claim node exists; claim names are never reused, so once gone it never returns.
+ */
+final class Claimer<T> {
+    private static final Logger LOG = LoggerFactory.getLogger(Claimer.class);
+
+    private final ZkTaskQueue<T> queue;
+    private final Zk zk;
+    private final QueueLayout layout;
+
+    Claimer(ZkTaskQueue<T> queue) {
+        this.queue = queue;
+        this.zk = queue.zk;
+        this.layout = queue.layout;
+    }
+
+    Optional<TaskClaim<T>> claim(Duration timeout, BooleanSupplier keepWaiting) throws InterruptedException {
+        TaskIndex index = queue.index();
+        long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+        int rotation = ThreadLocalRandom.current().nextInt(TaskIndex.MAX_SPREAD);
+        while (true) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while claiming from queue '" + layout.name + "'");
+            }
+            long seen = index.changes();
+            long now = queue.options.clock().millis();
+            ClaimRule.Choice choice = index.choose(now, rotation++);
+            for (ClaimRule.Entry candidate : choice.candidates()) {
+                if (!index.hold(candidate.name())) {
+                    continue;
+                }
+                Optional<TaskClaim<T>> claimed = Optional.empty();
+                try {
+                    claimed = attempt(candidate.name(), now);
+                } finally {
+                    if (claimed.isEmpty()) {
+                        index.unhold(candidate.name());
+                    }
+                }
+                if (claimed.isPresent()) {
+                    return claimed;
+                }
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !keepWaiting.getAsBoolean()) {
+                return Optional.empty();
+            }
+            if (choice.candidates().isEmpty() && choice.nextReadyMillis() != Long.MAX_VALUE) {
+                long untilReady = Math.max(1, choice.nextReadyMillis() - now) * 1_000_000L;
+                left = Math.min(left, untilReady);
+            }
+            // Bounded slices so a worker's shutdown flag is seen soon.
+            index.awaitChange(seen, Math.min(left, 250_000_000L));
+        }
+    }
+
+    /** One try at one task; empty if it was not claimable after all (taken, gone, not ready). */
+    private Optional<TaskClaim<T>> attempt(String name, long now) throws InterruptedException {
+        TaskIndex index = queue.index();
+        CoordPath taskPath = layout.task(name);
+        Stat stat = new Stat();
+        byte[] data;
+        try {
+            data = zk.curator().getData().storingStatIn(stat).forPath(taskPath.value());
+        } catch (KeeperException.NoNodeException e) {
+            index.gone(name);
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw zk.translate(e, taskPath);
+        }
+        TaskRecord record;
+        try {
+            record = queue.codec.decode(taskPath, data);
+        } catch (CodecException e) {
+            LOG.warn("task {} cannot be read and is passed over: {}", taskPath, e.getMessage());
+            index.passOver(name, stat.getVersion());
+            return Optional.empty();
+        }
+        index.refresh(name, record, stat.getVersion());
+        if (record.notBeforeMillis() > now) {
+            return Optional.empty();
+        }
+        if (record.claim() != null && claimExists(record.claim())) {
+            index.passOver(name, stat.getVersion());
+            return Optional.empty();
+        }
+        String claimName = QueueLayout.claimName(name, unique());
+        CoordPath claimPath = layout.claim(claimName);
+        TaskRecord claimed = record.claimed(claimName, queue.options.consumerName(), now);
+        byte[] claimedData = queue.codec.encode(taskPath, claimed);
+        byte[] claimInfo = claimInfo(name, now);
+        ZkSession session = zk.liveSession();
+        List<CuratorOp> ops = List.of(
+                Txn.op(zk, claimPath, () -> zk.curator().transactionOp().create().withMode(CreateMode.EPHEMERAL)
+                        .forPath(claimPath.value(), claimInfo)),
+                Txn.op(zk, taskPath, () -> zk.curator().transactionOp().setData().withVersion(stat.getVersion())
+                        .forPath(taskPath.value(), claimedData)));
+        long[] committed;
+        try {
+            committed = commit(ops, name, stat.getVersion(), claimPath, session);
+        } catch (InterruptedException | RuntimeException e) {
+            // The transaction may have committed: never leave a claim nobody holds.
+            deleteQuietly(claimPath);
+            throw e;
+        }
+        if (committed == null) {
+            return Optional.empty();
+        }
+        if (sessionIdNow() != session.id() || session.state().isTerminal()) {
+            // The claim belongs to a session we no longer hold.
+            deleteQuietly(claimPath);
+            return Optional.empty();
+        }
+        long czxid = committed[0];
+        int version = (int) committed[1];
+        NodeLease lease = new NodeLease(zk, session, new FencingToken(czxid, claimPath));
+        ZkTaskClaim<T> handle = new ZkTaskClaim<>(queue, lease, new TaskId(name), claimed, version);
+        try {
+            handle.setPayload(queue.codec.decodePayload(taskPath, claimed.payload()));
+        } catch (CodecException e) {
+            // Not a T: no consumer of this type can process it; count the attempt so it ends as a dead letter.
+            LOG.warn("task {} has a payload this queue cannot decode; failing the attempt: {}", taskPath, e.getMessage());
+            try {
+                handle.fail("payload cannot be decoded: " + e.getMessage());
+            } catch (RuntimeException failed) {
+                LOG.warn("could not fail undecodable task {}; releasing it", taskPath, failed);
+                handle.close();
+            }
+            return Optional.empty();
+        }
+        return Optional.of(handle);
+    }
+
+    /**
+     * Runs the claim transaction; returns {czxid, new task version}, or null if another consumer
+     * won the task (or the task went away) first.
+     */
+    private long[] commit(List<CuratorOp> ops, String name, int readVersion, CoordPath claimPath, ZkSession session)
+            throws InterruptedException {
+        try {
+            List<CuratorTransactionResult> results = Txn.commit(zk, layout.task(name), ops);
+            Stat after = results.get(1).getResultStat();
+            return new long[] {after.getMzxid(), after.getVersion()};
+        } catch (KeeperException e) {
+            int failed = Txn.failedIndex(e);
+            if (failed == 0 && e.code() == KeeperException.Code.NODEEXISTS) {
+                // Our claim name is unique: a retried transaction found its own earlier commit.
+                Stat mine = exists(claimPath);
+                if (mine == null || mine.getEphemeralOwner() != session.id()) {
+                    deleteQuietly(claimPath);
+                    return null;
+                }
+                return new long[] {mine.getCzxid(), readVersion + 1};
+            }
+            if (failed == 1) {
+                queue.index().passOver(name, readVersion); // another consumer won this one, or it is gone
+                return null;
+            }
+            throw zk.translate(e, layout.task(name));
+        }
+    }
+
+    private boolean claimExists(String claimName) throws InterruptedException {
+        if (queue.index().claimLive(claimName)) {
+            return true;
+        }
+        return exists(layout.claim(claimName)) != null; // the cache may lag; the server decides
+    }
+
+    private Stat exists(CoordPath path) throws InterruptedException {
+        return zk.call(path, () -> zk.curator().checkExists().forPath(path.value()));
+    }
+
+    private void deleteQuietly(CoordPath claimPath) {
+        try {
+            // Guaranteed: retried in the background until it succeeds. Safe because claim names are never reused.
+            zk.curator().delete().guaranteed().inBackground().forPath(claimPath.value());
+        } catch (Exception e) {
+            LOG.warn("could not schedule the delete of claim {}; it ends with its session", claimPath, e);
+        }
+    }
+
+    private long sessionIdNow() {
+        try {
+            return zk.curator().getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    private byte[] claimInfo(String task, long now) {
+        ObjectNode info = JsonNodeFactory.instance.objectNode();
+        info.put("task", task);
+        info.put("owner", queue.options.consumerName());
+        info.put("claimedAt", now);
+        return info.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String unique() {
+        return Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
+    }
+}

@@ -1,0 +1,297 @@
+package io.coord.queue;
+
+import io.coord.CoordException;
+import io.coord.CoordPath;
+import io.coord.CoordSession;
+import io.coord.FencingToken;
+import io.coord.LeaseListener;
+import io.coord.LeaseState;
+import io.coord.LockLostException;
+import io.coord.Registration;
+import io.coord.internal.NodeLease;
+import io.coord.internal.Zk;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A claim on one task, on top of the shared {@link NodeLease} of its claim node. Every ending is
+ * one transaction whose first operation checks the claim node; the second works on the task at the
+ * version this claim wrote, so only the current claimer's transaction can commit. The claim node
+ * itself is deleted by the lease's close right after (not inside the transaction): deleting it
+ * there would let the lease's own watch see the node vanish and report a spurious LOST, and close
+ * is what moves the lease to RELEASED. A consumer dying in between leaves nothing: the node is
+ * ephemeral, and a claim on a task that no longer exists means nothing.
+ */
+final class ZkTaskClaim<T> implements TaskClaim<T> {
+    private static final Logger LOG = LoggerFactory.getLogger(ZkTaskClaim.class);
+
+    private final ZkTaskQueue<T> queue;
+    private final Zk zk;
+    private final NodeLease lease;
+    private final TaskId id;
+    private final TaskRecord record;
+    private final int version;
+    private final long claimedNanos = System.nanoTime();
+    private final Object ending = new Object();
+    private volatile boolean finished;
+    private volatile T payload;
+
+    ZkTaskClaim(ZkTaskQueue<T> queue, NodeLease lease, TaskId id, TaskRecord record, int version) {
+        this.queue = queue;
+        this.zk = queue.zk;
+        this.lease = lease;
+        this.id = id;
+        this.record = record;
+        this.version = version;
+        // A claim lost with its session frees the task for this process's other consumers too.
+        lease.addListener(new LeaseListener() {
+            @Override
+            public void onLost(io.coord.Lease l, CoordException cause) {
+                if (!finished) {
+                    queue.index().unhold(id.name());
+                }
+            }
+        }, zk.events());
+    }
+
+    void setPayload(T value) {
+        this.payload = value;
+    }
+
+    @Override
+    public TaskId id() {
+        return id;
+    }
+
+    @Override
+    public T payload() {
+        return payload;
+    }
+
+    @Override
+    public int attempts() {
+        return record.attempts();
+    }
+
+    @Override
+    public int deliveries() {
+        return record.deliveries();
+    }
+
+    @Override
+    public int lane() {
+        return record.lane();
+    }
+
+    @Override
+    public Instant enqueuedAt() {
+        return Instant.ofEpochMilli(record.enqueuedAt());
+    }
+
+    private CoordPath taskPath() {
+        return queue.layout.task(id.name());
+    }
+
+    private CoordPath keyPath() {
+        return queue.layout.key(record.key());
+    }
+
+    @Override
+    public void complete() {
+        completeWith(List.of());
+    }
+
+    @Override
+    public void completeWith(List<CuratorOp> ops) {
+        synchronized (ending) {
+            requireOpen("complete");
+            List<CuratorOp> all = new ArrayList<>();
+            all.add(lease.fenceCheck());
+            all.add(Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().delete().withVersion(version)
+                    .forPath(taskPath().value())));
+            all.add(Txn.op(zk, keyPath(), () -> zk.curator().transactionOp().delete().forPath(keyPath().value())));
+            all.addAll(ops);
+            end("complete", all, 2);
+            queue.index().finishedHere(id.name());
+            queue.metrics.completed(Duration.ofNanos(System.nanoTime() - claimedNanos));
+        }
+    }
+
+    @Override
+    public Task.State fail(String reason) {
+        synchronized (ending) {
+            requireOpen("fail");
+            long now = queue.options.clock().millis();
+            if (record.lastAttempt()) {
+                TaskRecord dead = record.dead(reason, now);
+                CoordPath deadPath = queue.layout.deadLetter(id.name());
+                byte[] data = queue.codec.encode(deadPath, dead);
+                List<CuratorOp> all = new ArrayList<>();
+                all.add(lease.fenceCheck());
+                all.add(Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().delete().withVersion(version)
+                        .forPath(taskPath().value())));
+                all.add(Txn.op(zk, deadPath, () -> zk.curator().transactionOp().create().forPath(deadPath.value(), data)));
+                all.add(Txn.op(zk, keyPath(), () -> zk.curator().transactionOp().delete().forPath(keyPath().value())));
+                end("dead-letter", all, 3);
+                queue.metrics.failed();
+                queue.index().finishedHere(id.name());
+                queue.metrics.deadLettered();
+                LOG.info("task {} of queue '{}' is dead after {} attempts: {}", id, queue.layout.name, dead.attempts(),
+                        dead.lastError());
+                return Task.State.DEAD;
+            }
+            Duration delay = queue.options.backoff().delay(record.attempts() + 1, ThreadLocalRandom.current().nextDouble());
+            TaskRecord retry = record.retrying(reason, now + delay.toMillis());
+            byte[] data = queue.codec.encode(taskPath(), retry);
+            List<CuratorOp> all = List.of(lease.fenceCheck(),
+                    Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().setData().withVersion(version)
+                            .forPath(taskPath().value(), data)));
+            end("fail", all, -1);
+            queue.metrics.failed();
+            queue.index().unhold(id.name());
+            return Task.State.PENDING;
+        }
+    }
+
+    @Override
+    public void release() {
+        synchronized (ending) {
+            requireOpen("release");
+            finished = true;
+            lease.close();
+            queue.index().unhold(id.name());
+            queue.metrics.released();
+        }
+    }
+
+    @Override
+    public boolean isFinished() {
+        return finished;
+    }
+
+    @Override
+    public void close() {
+        synchronized (ending) {
+            if (!finished) {
+                release();
+            }
+        }
+    }
+
+    private void requireOpen(String what) {
+        if (finished) {
+            throw new IllegalStateException("cannot " + what + " task " + id + ": its claim " + lease.node() + " has already ended");
+        }
+    }
+
+    /**
+     * Commits an ending transaction. Op 0 is the claim check; op 1 works on the task at our
+     * version; op {@code keyIndex} deletes the task's key (-1: none). On success the claim ends.
+     */
+    private void end(String what, List<CuratorOp> ops, int keyIndex) {
+        try {
+            Txn.commit(zk, taskPath(), ops);
+        } catch (KeeperException e) {
+            int failed = Txn.failedIndex(e);
+            if (failed == 0) {
+                throw lost(what, e);
+            }
+            if (failed == 1) {
+                // The claim check passed, so our claim node exists, and while it does nobody else can
+                // claim the task: the task changed because an earlier try of this same transaction
+                // committed before its reply was lost.
+                LOG.debug("{} of task {} was already applied by an earlier try", what, id);
+            } else if (failed == keyIndex && e.code() == KeeperException.Code.NONODE) {
+                LOG.warn("key node {} of task {} was missing; ending the task without it", keyPath(), id);
+                List<CuratorOp> without = new ArrayList<>(ops);
+                without.remove(keyIndex);
+                end(what, without, -1);
+                return;
+            } else {
+                throw zk.translate(e, taskPath()); // e.g. one of the caller's own ops failed: nothing applied, claim kept
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordException("interrupted during " + what + " of task " + id + "; it may or may not have been"
+                    + " applied: call " + what + " again to find out", e);
+        }
+        finished = true;
+        lease.close();
+    }
+
+    private ClaimLostException lost(String what, KeeperException cause) {
+        finished = true;
+        lease.close();
+        queue.index().unhold(id.name());
+        queue.metrics.claimLost();
+        return new ClaimLostException(what + " of task " + id + " refused: its claim " + lease.node() + " (token "
+                + lease.token() + ") no longer exists, so another consumer may hold the task; nothing was changed", cause);
+    }
+
+    // --- the Lease contract, from the claim node's NodeLease ---
+
+    @Override
+    public FencingToken token() {
+        return lease.token();
+    }
+
+    @Override
+    public LeaseState state() {
+        return lease.state();
+    }
+
+    @Override
+    public CoordSession session() {
+        return lease.session();
+    }
+
+    @Override
+    public void checkValid() {
+        try {
+            lease.checkValid();
+        } catch (LockLostException e) {
+            throw new ClaimLostException("claim on task " + id + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<LeaseState> ended() {
+        return lease.ended();
+    }
+
+    @Override
+    public Registration addListener(LeaseListener listener, Executor executor) {
+        return lease.addListener(listener, executor);
+    }
+
+    @Override
+    public CuratorOp fenceCheck() {
+        return lease.fenceCheck();
+    }
+
+    @Override
+    public Stat guardedSetData(CoordPath target, byte[] data) {
+        return lease.guardedSetData(target, data);
+    }
+
+    @Override
+    public List<CuratorTransactionResult> guardedTransaction(List<CuratorOp> ops) {
+        return lease.guardedTransaction(ops);
+    }
+
+    @Override
+    public String toString() {
+        return "TaskClaim[" + queue.layout.name + "/" + id + " " + lease.token() + " " + (finished ? "finished" : lease.state()) + "]";
+    }
+}
