@@ -78,13 +78,12 @@ final class ClaimRule {
 
     /**
      * How many of the first ready tasks a consumer spreads over: 1 (strict order) when no other
-     * consumer holds a claim, else one more than the claims others hold, at most {@code max}. With
+     * consumer holds a claim, else one more than the live claims other consumers hold, at most {@code max}. With
      * several consumers all taking the head, all but one would lose the race for it; spreading
      * over about as many tasks as there are consumers keeps order close to FIFO without that.
      */
-    static int spread(int liveClaims, int heldHere, int max) {
-        int others = Math.max(0, liveClaims - heldHere);
-        return Math.max(1, Math.min(max, others + 1));
+    static int spread(int othersClaims, int max) {
+        return Math.max(1, Math.min(max, Math.max(0, othersClaims) + 1));
     }
 
     /** {@code candidates} rotated to start at {@code start % size}, so consumers start at different places. */

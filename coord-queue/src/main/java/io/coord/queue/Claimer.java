@@ -132,6 +132,7 @@ final class Claimer<T> {
                 Txn.op(zk, taskPath, () -> zk.curator().transactionOp().setData().withVersion(stat.getVersion())
                         .forPath(taskPath.value(), claimedData)));
         long[] committed;
+        index.claimedHere(claimName); // before the cache can see it
         try {
             committed = commit(ops, name, stat.getVersion(), claimPath, session);
         } catch (InterruptedException | RuntimeException e) {
@@ -140,6 +141,7 @@ final class Claimer<T> {
             throw e;
         }
         if (committed == null) {
+            index.notClaimedHere(claimName);
             return Optional.empty();
         }
         if (sessionIdNow() != session.id() || session.state().isTerminal()) {

@@ -49,6 +49,8 @@ final class TaskIndex implements AutoCloseable {
     private final Map<String, ClaimRule.Entry> byName = new HashMap<>();
     private final TreeSet<ClaimRule.Entry> ordered = new TreeSet<>(ClaimRule.ORDER);
     private final Set<String> liveClaims = new HashSet<>();
+    /** Claim nodes this process made, until the cache sees them deleted: not "other consumers". */
+    private final Set<String> mine = new HashSet<>();
     private final Map<String, Integer> passOverAt = new HashMap<>();
     private final Set<String> held = new HashSet<>();
     private final Set<String> finishedHere = new java.util.LinkedHashSet<>();
@@ -124,6 +126,7 @@ final class TaskIndex implements AutoCloseable {
         try {
             if (type == CuratorCacheListener.Type.NODE_DELETED) {
                 liveClaims.remove(name);
+                mine.remove(name);
                 String task = QueueLayout.taskOfClaim(name);
                 if (task != null) {
                     passOverAt.remove(task); // its holder is gone: worth a look again
@@ -210,7 +213,13 @@ final class TaskIndex implements AutoCloseable {
     ClaimRule.Choice choose(long nowMillis, int rotation) {
         lock.lock();
         try {
-            int limit = ClaimRule.spread(liveClaims.size(), held.size(), MAX_SPREAD);
+            int others = 0;
+            for (String claim : liveClaims) {
+                if (!mine.contains(claim)) {
+                    others++;
+                }
+            }
+            int limit = ClaimRule.spread(others, MAX_SPREAD);
             ClaimRule.Choice choice = ClaimRule.choose(ordered, nowMillis, limit, liveClaims::contains,
                     e -> held.contains(e.name()) || Integer.valueOf(e.version()).equals(passOverAt.get(e.name())));
             return new ClaimRule.Choice(ClaimRule.rotate(choice.candidates(), rotation), choice.nextReadyMillis());
@@ -243,6 +252,26 @@ final class TaskIndex implements AutoCloseable {
         try {
             held.remove(task);
             signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A claim node this process made (so it does not count as another consumer's). */
+    void claimedHere(String claimName) {
+        lock.lock();
+        try {
+            mine.add(claimName);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A claim node this process tried to make but did not. */
+    void notClaimedHere(String claimName) {
+        lock.lock();
+        try {
+            mine.remove(claimName);
         } finally {
             lock.unlock();
         }
