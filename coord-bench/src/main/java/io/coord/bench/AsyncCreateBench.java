@@ -40,10 +40,16 @@ final class AsyncCreateBench implements Benchmark {
     private static final byte[] VALUE = new byte[100];
     private static final String ROOT = "/bench/asyncCreate";
 
+    /** One side's way of creating children of {@code parent}: set up once per round, outside the timing. */
+    @FunctionalInterface
+    private interface AsyncCreates {
+        Issuer under(String parent);
+    }
+
     /** Starts one asynchronous create of {@code name} from client {@code client}; {@code onResult} gets the result code. */
     @FunctionalInterface
-    private interface AsyncCreate {
-        void start(int client, String parent, String name, IntConsumer onResult) throws InterruptedException;
+    private interface Issuer {
+        void start(int client, String name, IntConsumer onResult) throws InterruptedException;
     }
 
     @Override
@@ -75,15 +81,19 @@ final class AsyncCreateBench implements Benchmark {
             ZooKeeper setup = peers.get(0);
             Nodes.ensure(setup, ROOT);
             List<Zk> zks = ours.stream().map(Zk::of).toList();
-            AsyncCreate oursCreate = (client, parent, name, onResult) -> {
-                CoordPath path = CoordPath.of(parent).child(name);
-                Zk zk = zks.get(client);
-                zk.checkSize(path, VALUE.length);
-                zk.call(path, () -> zk.curator().create()
-                        .inBackground((curator, event) -> onResult.accept(event.getResultCode()))
-                        .forPath(path.value(), VALUE));
+            AsyncCreates oursCreate = parentPath -> {
+                // as a recipe would: its parent validated once, each child name on every create
+                CoordPath parent = CoordPath.of(parentPath);
+                return (client, name, onResult) -> {
+                    CoordPath path = parent.child(name);
+                    Zk zk = zks.get(client);
+                    zk.checkSize(path, VALUE.length);
+                    zk.call(path, () -> zk.curator().create()
+                            .inBackground((curator, event) -> onResult.accept(event.getResultCode()))
+                            .forPath(path.value(), VALUE));
+                };
             };
-            AsyncCreate peerCreate = (client, parent, name, onResult) -> peers.get(client).create(parent + "/" + name, VALUE,
+            AsyncCreates peerCreate = parent -> (client, name, onResult) -> peers.get(client).create(parent + "/" + name, VALUE,
                     ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT, (rc, path, c, created) -> onResult.accept(rc), null);
 
             List<Figure> figures = new ArrayList<>();
@@ -110,9 +120,10 @@ final class AsyncCreateBench implements Benchmark {
     }
 
     /** One round: {@code n} creates split over {@code clients} issuers, timed from release to last answer. */
-    private static RoundResult pipelined(ExecutorService pool, ZooKeeper setup, String parent, int clients, int n, AsyncCreate create)
+    private static RoundResult pipelined(ExecutorService pool, ZooKeeper setup, String parent, int clients, int n, AsyncCreates creates)
             throws InterruptedException {
         Nodes.ensure(setup, parent);
+        Issuer create = creates.under(parent);
         CountDownLatch gate = new CountDownLatch(1);
         CountDownLatch answered = new CountDownLatch(n);
         AtomicInteger firstError = new AtomicInteger();
@@ -131,7 +142,7 @@ final class AsyncCreateBench implements Benchmark {
                     if (rc != 0) {
                         throw new IllegalStateException("create under " + parent + " failed: " + KeeperException.Code.get(rc));
                     }
-                    create.start(client, parent, "n-" + client + "-" + i, code -> {
+                    create.start(client, "n-" + client + "-" + i, code -> {
                         if (code != 0) {
                             firstError.compareAndSet(0, code);
                         }

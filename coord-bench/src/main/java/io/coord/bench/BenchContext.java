@@ -26,12 +26,14 @@ public final class BenchContext {
     private final String connectString;
     private final int opsOverride;
     private final int rounds;
+    private final boolean verbose;
     private final PrintWriter progress;
 
-    BenchContext(String connectString, int opsOverride, int rounds, PrintWriter progress) {
+    BenchContext(String connectString, BenchOptions options, PrintWriter progress) {
         this.connectString = connectString;
-        this.opsOverride = opsOverride;
-        this.rounds = rounds;
+        this.opsOverride = options.ops();
+        this.rounds = options.rounds();
+        this.verbose = options.verbose();
         this.progress = progress;
     }
 
@@ -95,7 +97,8 @@ public final class BenchContext {
     /**
      * Runs a warm-up round of each side, then {@link #rounds()} measured rounds of each, alternating
      * which side goes first (ours, peer; peer, ours; ...) so that drift in machine load, GC and the
-     * server's own state falls on both sides alike.
+     * server's own state falls on both sides alike. With {@code --verbose} each round's results are
+     * shown as progress, to judge the noise behind a median.
      */
     public <R> Paired<R> alternate(Round<R> ours, Round<R> peer) throws InterruptedException {
         ours.run(-1);
@@ -109,6 +112,11 @@ public final class BenchContext {
             } else {
                 p.add(peer.run(round));
                 o.add(ours.run(round));
+            }
+        }
+        if (verbose) {
+            for (int round = 0; round < rounds; round++) {
+                progress("  round " + (round + 1) + ": ours " + o.get(round) + " | peer " + p.get(round));
             }
         }
         return new Paired<>(o, p);

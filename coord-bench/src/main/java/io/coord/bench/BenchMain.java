@@ -28,11 +28,12 @@ import java.util.stream.Stream;
 public final class BenchMain {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String USAGE = String.join(System.lineSeparator(),
-            "usage: BenchMain [--ops N] [--rounds N] [--results FILE] [--list] [NAME...]",
+            "usage: BenchMain [--ops N] [--rounds N] [--results FILE] [--verbose] [--list] [NAME...]",
             "  NAME          a benchmark or a prefix (limits = limits.*); default: all",
             "  --ops N       operations per round for every benchmark (default: each benchmark's own)",
             "  --rounds N    measured rounds per side after one warm-up each (default " + BenchOptions.DEFAULT_ROUNDS + ")",
             "  --results F   JSON-lines file to append to (default <repo>/" + ResultsFile.RELATIVE + ")",
+            "  --verbose     show every round's results on stderr",
             "  --list        list the benchmarks and exit");
 
     private BenchMain() {
@@ -53,12 +54,14 @@ public final class BenchMain {
         int ops = 0;
         int rounds = BenchOptions.DEFAULT_ROUNDS;
         Path results = null;
+        boolean verbose = false;
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--ops" -> ops = Integer.parseInt(value(args, ++i, "--ops"));
                     case "--rounds" -> rounds = Integer.parseInt(value(args, ++i, "--rounds"));
                     case "--results" -> results = Path.of(value(args, ++i, "--results"));
+                    case "--verbose" -> verbose = true;
                     case "--list" -> {
                         list(out);
                         return 0;
@@ -75,7 +78,7 @@ public final class BenchMain {
                     }
                 }
             }
-            BenchOptions options = new BenchOptions(names, ops, rounds, results);
+            BenchOptions options = new BenchOptions(names, ops, rounds, results, verbose);
             Benchmarks.select(options.names());
             run(options, out, err);
             return 0;
@@ -129,7 +132,7 @@ public final class BenchMain {
         Path dataDir = tempDir();
         try (EmbeddedEnsemble server = EmbeddedEnsemble.start(EmbeddedEnsemble.Options.single().withDataDir(dataDir))) {
             env = environment(server, dataDir, options, selected, started);
-            BenchContext ctx = new BenchContext(server.connectString(), options.ops(), options.rounds(), err);
+            BenchContext ctx = new BenchContext(server.connectString(), options, err);
             for (Benchmark b : selected) {
                 long t0 = System.nanoTime();
                 ctx.progress("bench: running " + b.name() + " ...");
@@ -185,7 +188,7 @@ public final class BenchMain {
         o.put("record", "env");
         o.put("run", started.toString());
         o.put("server", "embedded single ZooKeeper (EmbeddedEnsemble), same JVM as the clients");
-        o.put("zookeeper", org.apache.zookeeper.Version.getFullVersion().split(",")[0].trim());
+        o.put("zookeeper", org.apache.zookeeper.Version.getFullVersion().split(",")[0].trim().replaceFirst("-[0-9a-f]{40}$", ""));
         o.put("curator", mavenVersion("org.apache.curator", "curator-framework"));
         o.put("tickTimeMs", server.options().tickTimeMs());
         o.put("forceSync", forceSync);

@@ -10,8 +10,9 @@ import java.util.List;
  * @param ops     operations per round for every benchmark; 0 keeps each benchmark's default
  * @param rounds  measured rounds per side, after one warm-up round each
  * @param results the JSON-lines file to append to; null for {@code coord-bench/target/bench/results.jsonl}
+ * @param verbose whether to show every round's results as progress
  */
-public record BenchOptions(List<String> names, int ops, int rounds, Path results) {
+public record BenchOptions(List<String> names, int ops, int rounds, Path results, boolean verbose) {
     public static final int DEFAULT_ROUNDS = 5;
 
     public BenchOptions {
@@ -26,6 +27,6 @@ public record BenchOptions(List<String> names, int ops, int rounds, Path results
 
     /** Every benchmark, default sizes, default results file. */
     public static BenchOptions defaults() {
-        return new BenchOptions(List.of(), 0, DEFAULT_ROUNDS, null);
+        return new BenchOptions(List.of(), 0, DEFAULT_ROUNDS, null, false);
     }
 }

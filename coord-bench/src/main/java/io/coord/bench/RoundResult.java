@@ -8,6 +8,13 @@ package io.coord.bench;
  * @param p99Ms        99th percentile per-operation latency, 0 where not recorded
  */
 record RoundResult(double opsPerSecond, double p50Ms, double p99Ms) {
+    @Override
+    public String toString() {
+        String rate = Table.number(opsPerSecond) + "/s";
+        return p50Ms == 0 && p99Ms == 0 ? rate
+                : rate + " p50 " + Table.number(p50Ms) + " ms p99 " + Table.number(p99Ms) + " ms";
+    }
+
     static RoundResult of(int ops, long elapsedNanos, Latencies latencies) {
         double rate = elapsedNanos <= 0 ? 0 : ops / (elapsedNanos / 1e9);
         return latencies == null ? new RoundResult(rate, 0, 0)

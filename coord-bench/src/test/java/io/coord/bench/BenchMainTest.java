@@ -32,7 +32,7 @@ class BenchMainTest {
         Path results = dir.resolve("out/results.jsonl");
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        List<Figure> figures = BenchMain.run(new BenchOptions(List.of(), 20, 1, results), new PrintWriter(out, true),
+        List<Figure> figures = BenchMain.run(new BenchOptions(List.of(), 20, 1, results, true), new PrintWriter(out, true),
                 new PrintWriter(err, true));
 
         assertFalse(figures.isEmpty(), "no figures");

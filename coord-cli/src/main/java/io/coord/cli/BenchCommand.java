@@ -39,6 +39,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--results", paramLabel = "FILE", description = "JSON-lines file to append to (default: coord-bench/target/bench/results.jsonl)")
     Path results;
 
+    @Option(names = "--verbose", description = "show every round's results on stderr, to judge the noise behind a median")
+    boolean verbose;
+
     @Option(names = "--list", description = "list the benchmarks and exit")
     boolean list;
 
@@ -50,7 +53,7 @@ final class BenchCommand implements Callable<Integer> {
         }
         BenchOptions options;
         try {
-            options = new BenchOptions(names, ops, rounds, results);
+            options = new BenchOptions(names, ops, rounds, results, verbose);
             Benchmarks.select(options.names());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
