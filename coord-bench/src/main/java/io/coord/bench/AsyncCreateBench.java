@@ -33,7 +33,7 @@ import org.apache.zookeeper.ZooKeeper;
  */
 final class AsyncCreateBench implements Benchmark {
     static final String NAME = "limits.asyncCreate";
-    static final int DEFAULT_OPS = 5000;
+    static final int DEFAULT_OPS = 4000;
     static final int WINDOW = 1000;
     static final int CLIENTS = 4;
     private static final long ROUND_BUDGET_MS = 120_000;

@@ -13,7 +13,7 @@ import java.util.List;
  * @param verbose whether to show every round's results as progress
  */
 public record BenchOptions(List<String> names, int ops, int rounds, Path results, boolean verbose) {
-    public static final int DEFAULT_ROUNDS = 5;
+    public static final int DEFAULT_ROUNDS = 7;
 
     public BenchOptions {
         names = names == null ? List.of() : List.copyOf(names);

@@ -22,7 +22,7 @@ import org.apache.zookeeper.ZooKeeper;
  */
 final class CreateDeleteBench implements Benchmark {
     static final String NAME = "limits.createDelete";
-    static final int DEFAULT_OPS = 500;
+    static final int DEFAULT_OPS = 400;
     private static final byte[] VALUE = new byte[100];
 
     @Override

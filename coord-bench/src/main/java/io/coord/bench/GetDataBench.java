@@ -21,7 +21,7 @@ import org.apache.zookeeper.ZooKeeper;
  */
 final class GetDataBench implements Benchmark {
     static final String NAME = "limits.getData";
-    static final int DEFAULT_OPS = 2000;
+    static final int DEFAULT_OPS = 1500;
     private static final byte[] VALUE = new byte[100];
 
     @Override
