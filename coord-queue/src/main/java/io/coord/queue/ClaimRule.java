@@ -17,12 +17,8 @@ final class ClaimRule {
     private ClaimRule() {
     }
 
-    /**
-     * What the index knows about one task.
-     *
-     * @param claim the claim node named in the task (null if none); it may be gone already
-     */
-    record Entry(String name, long sequence, int lane, long notBeforeMillis, String claim, int version) {
+    /** What the index knows about one task. */
+    record Entry(String name, long sequence, int lane, long notBeforeMillis, int version) {
     }
 
     /** Higher lanes first, then lower sequence, then name (a total order for a sorted set). */
@@ -47,22 +43,18 @@ final class ClaimRule {
      * Walks {@code ordered} (sorted by {@link #ORDER}) and returns up to {@code limit} ready
      * candidates.
      *
-     * @param claimLive whether a claim node is known to exist (a live consumer holds that task)
-     * @param skip      tasks this process must not try now (held here, or just lost a race)
+     * @param unavailable tasks not to try now: a live claim holds them (a consumer is on them), this
+     *                    process holds or is trying them, or it just lost a race for them
      */
-    static Choice choose(Iterable<Entry> ordered, long nowMillis, int limit, Predicate<String> claimLive,
-                         Predicate<Entry> skip) {
+    static Choice choose(Iterable<Entry> ordered, long nowMillis, int limit, Predicate<Entry> unavailable) {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be >= 1, got " + limit);
         }
         List<Entry> out = new ArrayList<>(limit);
         long nextReady = Long.MAX_VALUE;
         for (Entry e : ordered) {
-            if (e.claim() != null && claimLive.test(e.claim())) {
-                continue; // processing elsewhere; it comes back only through a change event
-            }
-            if (skip.test(e)) {
-                continue;
+            if (unavailable.test(e)) {
+                continue; // it comes back through a change (its claim ends, its version moves)
             }
             if (e.notBeforeMillis() > nowMillis) {
                 nextReady = Math.min(nextReady, e.notBeforeMillis());

@@ -92,32 +92,43 @@ final class Claimer<T> {
     private Optional<TaskClaim<T>> attempt(String name, long now) throws InterruptedException {
         TaskIndex index = queue.index();
         CoordPath taskPath = layout.task(name);
-        Stat stat = new Stat();
+        TaskIndex.Cached cached = index.cached(name);
         byte[] data;
-        try {
-            data = zk.curator().getData().storingStatIn(stat).forPath(taskPath.value());
-        } catch (KeeperException.NoNodeException e) {
-            index.gone(name);
-            return Optional.empty();
-        } catch (InterruptedException e) {
-            throw e;
-        } catch (Exception e) {
-            throw zk.translate(e, taskPath);
+        int readVersion;
+        if (cached != null) {
+            data = cached.data();
+            readVersion = cached.version();
+        } else {
+            Stat stat = new Stat();
+            try {
+                data = zk.curator().getData().storingStatIn(stat).forPath(taskPath.value());
+            } catch (KeeperException.NoNodeException e) {
+                index.taskGone(name);
+                return Optional.empty();
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                throw zk.translate(e, taskPath);
+            }
+            readVersion = stat.getVersion();
         }
+        final int version = readVersion;
         TaskRecord record;
         try {
             record = queue.codec.decode(taskPath, data);
         } catch (CodecException e) {
             LOG.warn("task {} cannot be read and is passed over: {}", taskPath, e.getMessage());
-            index.passOver(name, stat.getVersion());
+            index.passOver(name, readVersion);
             return Optional.empty();
         }
-        index.refresh(name, record, stat.getVersion());
+        if (cached == null) {
+            index.taskRead(name, record, version, data);
+        }
         if (record.notBeforeMillis() > now) {
             return Optional.empty();
         }
         if (record.claim() != null && claimExists(record.claim())) {
-            index.passOver(name, stat.getVersion());
+            index.passOver(name, readVersion);
             return Optional.empty();
         }
         String claimName = QueueLayout.claimName(name, unique());
@@ -129,12 +140,12 @@ final class Claimer<T> {
         List<CuratorOp> ops = List.of(
                 Txn.op(zk, claimPath, () -> zk.curator().transactionOp().create().withMode(CreateMode.EPHEMERAL)
                         .forPath(claimPath.value(), claimInfo)),
-                Txn.op(zk, taskPath, () -> zk.curator().transactionOp().setData().withVersion(stat.getVersion())
+                Txn.op(zk, taskPath, () -> zk.curator().transactionOp().setData().withVersion(version)
                         .forPath(taskPath.value(), claimedData)));
         long[] committed;
         index.claimedHere(claimName); // before the cache can see it
         try {
-            committed = commit(ops, name, stat.getVersion(), claimPath, session);
+            committed = commit(ops, name, readVersion, claimPath, session);
         } catch (InterruptedException | RuntimeException e) {
             // The transaction may have committed: never leave a claim nobody holds.
             deleteQuietly(claimPath);
@@ -150,9 +161,9 @@ final class Claimer<T> {
             return Optional.empty();
         }
         long czxid = committed[0];
-        int version = (int) committed[1];
+        int claimedVersion = (int) committed[1];
         NodeLease lease = new NodeLease(zk, session, new FencingToken(czxid, claimPath));
-        ZkTaskClaim<T> handle = new ZkTaskClaim<>(queue, lease, new TaskId(name), claimed, version);
+        ZkTaskClaim<T> handle = new ZkTaskClaim<>(queue, lease, new TaskId(name), claimed, claimedVersion);
         try {
             handle.setPayload(queue.codec.decodePayload(taskPath, claimed.payload()));
         } catch (CodecException e) {

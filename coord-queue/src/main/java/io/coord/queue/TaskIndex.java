@@ -1,182 +1,54 @@
 package io.coord.queue;
 
-import io.coord.CodecException;
-import io.coord.CoordPath;
-import io.coord.CoordTimeoutException;
 import io.coord.internal.SequentialNodes;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.WatcherRemoveCuratorFramework;
-import org.apache.curator.framework.recipes.cache.ChildData;
-import org.apache.curator.framework.recipes.cache.CuratorCache;
-import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
-import org.apache.curator.framework.recipes.cache.CuratorCacheStorage;
-import org.apache.curator.utils.ZKPaths;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * A consumer's view of one queue, kept current by two watched caches (Curator {@link CuratorCache}
- * on {@code tasks/} and on {@code claims/}, each one persistent recursive watch) instead of a
- * listing per claim: a change re-reads only the node that changed. The caches keep no data; this
- * index keeps, per task, what ordering needs (lane, sequence, notBefore, claim, version) in the
- * order {@link ClaimRule#ORDER}.
+ * A consumer's view of one queue, fed by {@link QueueWatch}: per task what ordering needs (lane,
+ * sequence, notBefore, version, and its bytes when small) in the order {@link ClaimRule#ORDER},
+ * and the live claim nodes per task. Also what this process did: tasks it holds or is trying,
+ * tasks it just finished (until the watch sees them deleted), tasks to pass over until they change,
+ * and its own claim nodes (which do not count as other consumers).
  *
- * <p>Besides the server's state it remembers what this process did: tasks it holds or is trying
- * ({@code held}), tasks it has just finished (until the cache sees them deleted), and tasks it
- * must pass over until they change (a lost race, a claim found live).
+ * <p>Thread-safe; waiters for a change use {@link #awaitChange}.
  */
-final class TaskIndex implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(TaskIndex.class);
+final class TaskIndex {
     /** Spread at most over this many ready tasks (see {@link ClaimRule#spread}). */
     static final int MAX_SPREAD = 8;
+    /** Task data up to this size is kept, so a claim can skip reading it (a stale copy costs only a failed version check). */
+    static final int MAX_CACHED_BYTES = 8 * 1024;
     private static final int MAX_TOMBSTONES = 4096;
 
-    private final QueueLayout layout;
-    private final TaskCodec<?> codec;
-    private final WatcherRemoveCuratorFramework watching;
+    /** A task's bytes as last read. */
+    record Cached(byte[] data, int version) {
+    }
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final Map<String, ClaimRule.Entry> byName = new HashMap<>();
     private final TreeSet<ClaimRule.Entry> ordered = new TreeSet<>(ClaimRule.ORDER);
-    private final Set<String> liveClaims = new HashSet<>();
-    /** Claim nodes this process made, until the cache sees them deleted: not "other consumers". */
+    private final Map<String, Cached> data = new HashMap<>();
+    /** Live claim nodes by task name. */
+    private final Map<String, Set<String>> claimsByTask = new HashMap<>();
+    private int liveClaims;
     private final Set<String> mine = new HashSet<>();
     private final Map<String, Integer> passOverAt = new HashMap<>();
     private final Set<String> held = new HashSet<>();
-    private final Set<String> finishedHere = new java.util.LinkedHashSet<>();
-    private final Set<String> corrupt = new HashSet<>();
-    private final CuratorCache claimsCache;
-    private final CuratorCache tasksCache;
+    private final Set<String> finishedHere = new LinkedHashSet<>();
     private long changes;
 
-    TaskIndex(CuratorFramework curator, QueueLayout layout, TaskCodec<?> codec) {
-        this.layout = layout;
-        this.codec = codec;
-        this.watching = curator.newWatcherRemoveCuratorFramework();
-        this.claimsCache = CuratorCache.builder(watching, layout.claims.value())
-                .withStorage(CuratorCacheStorage.dataNotCached()).build();
-        this.tasksCache = CuratorCache.builder(watching, layout.tasks.value())
-                .withStorage(CuratorCacheStorage.dataNotCached()).build();
-    }
+    // --- fed by the watch ---
 
-    /** Starts both caches (claims first) and waits until each has read its initial state. */
-    void start(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        CountDownLatch claimsReady = new CountDownLatch(1);
-        claimsCache.listenable().addListener(listener(this::onClaim, claimsReady));
-        claimsCache.start();
-        await(claimsReady, deadline, layout.claims);
-        CountDownLatch tasksReady = new CountDownLatch(1);
-        tasksCache.listenable().addListener(listener(this::onTask, tasksReady));
-        tasksCache.start();
-        await(tasksReady, deadline, layout.tasks);
-    }
-
-    private interface Handler {
-        void apply(CuratorCacheListener.Type type, ChildData old, ChildData data);
-    }
-
-    private static CuratorCacheListener listener(Handler handler, CountDownLatch ready) {
-        return new CuratorCacheListener() {
-            @Override
-            public void event(Type type, ChildData oldData, ChildData data) {
-                handler.apply(type, oldData, data);
-            }
-
-            @Override
-            public void initialized() {
-                ready.countDown();
-            }
-        };
-    }
-
-    private static void await(CountDownLatch latch, long deadline, CoordPath what) throws InterruptedException {
-        if (!latch.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-            throw new CoordTimeoutException("the watched cache of " + what + " did not finish its first read in time");
-        }
-    }
-
-    private String childOf(CoordPath dir, ChildData d) {
-        if (d == null) {
-            return null;
-        }
-        String path = d.getPath();
-        if (!dir.value().equals(ZKPaths.getPathAndNode(path).getPath())) {
-            return null; // the directory node itself
-        }
-        return ZKPaths.getNodeFromPath(path);
-    }
-
-    private void onClaim(CuratorCacheListener.Type type, ChildData old, ChildData data) {
-        String name = childOf(layout.claims, data != null ? data : old);
-        if (name == null) {
-            return;
-        }
-        lock.lock();
-        try {
-            if (type == CuratorCacheListener.Type.NODE_DELETED) {
-                liveClaims.remove(name);
-                mine.remove(name);
-                String task = QueueLayout.taskOfClaim(name);
-                if (task != null) {
-                    passOverAt.remove(task); // its holder is gone: worth a look again
-                }
-            } else {
-                liveClaims.add(name);
-            }
-            signal();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void onTask(CuratorCacheListener.Type type, ChildData old, ChildData data) {
-        String name = childOf(layout.tasks, data != null ? data : old);
-        if (name == null || !QueueLayout.isTaskName(name)) {
-            return;
-        }
-        if (type == CuratorCacheListener.Type.NODE_DELETED) {
-            lock.lock();
-            try {
-                remove(name);
-                finishedHere.remove(name);
-                corrupt.remove(name);
-                signal();
-            } finally {
-                lock.unlock();
-            }
-            return;
-        }
-        TaskRecord record;
-        try {
-            record = codec.decode(layout.task(name), data.getData());
-        } catch (CodecException e) {
-            lock.lock();
-            try {
-                if (corrupt.add(name)) {
-                    LOG.warn("task {} cannot be read and is passed over: {}", layout.task(name), e.getMessage());
-                }
-                remove(name);
-            } finally {
-                lock.unlock();
-            }
-            return;
-        }
-        refresh(name, record, data.getStat().getVersion());
-    }
-
-    /** Records what a read of task {@code name} (by the cache or by a claim attempt) found. */
-    void refresh(String name, TaskRecord record, int version) {
+    /** A read of task {@code name} (by the watch or by a claim attempt) found this. */
+    void taskRead(String name, TaskRecord record, int version, byte[] bytes) {
         lock.lock();
         try {
             if (finishedHere.contains(name)) {
@@ -186,11 +58,14 @@ final class TaskIndex implements AutoCloseable {
             if (old != null && old.version() > version) {
                 return; // older than what we know
             }
+            removeEntry(name);
             ClaimRule.Entry entry = new ClaimRule.Entry(name, SequentialNodes.sequence(name), record.lane(),
-                    record.notBeforeMillis(), record.claim(), version);
-            remove(name);
+                    record.notBeforeMillis(), version);
             byName.put(name, entry);
             ordered.add(entry);
+            if (bytes != null && bytes.length <= MAX_CACHED_BYTES) {
+                data.put(name, new Cached(bytes, version));
+            }
             Integer at = passOverAt.get(name);
             if (at != null && at != version) {
                 passOverAt.remove(name);
@@ -201,37 +76,164 @@ final class TaskIndex implements AutoCloseable {
         }
     }
 
-    private void remove(String name) {
-        ClaimRule.Entry old = byName.remove(name);
-        if (old != null) {
-            ordered.remove(old);
+    /** Task {@code name} is gone (deleted, or a read found no node). */
+    void taskGone(String name) {
+        lock.lock();
+        try {
+            removeEntry(name);
+            finishedHere.remove(name);
+            signal();
+        } finally {
+            lock.unlock();
         }
-        passOverAt.remove(name);
     }
+
+    /** The task changed while a claim holds it: its bytes are stale; it is read again when the claim ends. */
+    void taskChangedWhileClaimed(String name) {
+        lock.lock();
+        try {
+            data.remove(name);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** After a reconnect: exactly {@code names} exist. */
+    void tasksAre(Set<String> names) {
+        lock.lock();
+        try {
+            for (String name : Set.copyOf(byName.keySet())) {
+                if (!names.contains(name)) {
+                    removeEntry(name);
+                }
+            }
+            finishedHere.retainAll(names);
+            signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean hasLiveClaim(String task) {
+        lock.lock();
+        try {
+            return claimsByTask.containsKey(task);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean knows(String task) {
+        lock.lock();
+        try {
+            return byName.containsKey(task);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void claimCreated(String claimName) {
+        String task = QueueLayout.taskOfClaim(claimName);
+        if (task == null) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (claimsByTask.computeIfAbsent(task, t -> new HashSet<>()).add(claimName)) {
+                liveClaims++;
+            }
+            data.remove(task); // the claim rewrote the task
+            signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A claim node went away; returns whether its task should be read again (it still exists, no other claim). */
+    boolean claimDeleted(String claimName) {
+        String task = QueueLayout.taskOfClaim(claimName);
+        if (task == null) {
+            return false;
+        }
+        lock.lock();
+        try {
+            mine.remove(claimName);
+            Set<String> claims = claimsByTask.get(task);
+            if (claims != null && claims.remove(claimName)) {
+                liveClaims--;
+                if (claims.isEmpty()) {
+                    claimsByTask.remove(task);
+                }
+            }
+            passOverAt.remove(task); // its holder is gone: worth a look again
+            signal();
+            return byName.containsKey(task) && !claimsByTask.containsKey(task);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** After a reconnect: exactly {@code names} are the live claims. */
+    void claimsAre(Set<String> names) {
+        lock.lock();
+        try {
+            claimsByTask.clear();
+            liveClaims = 0;
+            for (String claim : names) {
+                String task = QueueLayout.taskOfClaim(claim);
+                if (task != null && claimsByTask.computeIfAbsent(task, t -> new HashSet<>()).add(claim)) {
+                    liveClaims++;
+                }
+            }
+            mine.retainAll(names);
+            signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // --- used by claimers ---
 
     /** The next tasks to try, best first, and when to look again if there is none. */
     ClaimRule.Choice choose(long nowMillis, int rotation) {
         lock.lock();
         try {
-            int others = 0;
-            for (String claim : liveClaims) {
-                if (!mine.contains(claim)) {
-                    others++;
+            int ownLive = 0;
+            for (String claim : mine) {
+                String task = QueueLayout.taskOfClaim(claim);
+                Set<String> live = task == null ? null : claimsByTask.get(task);
+                if (live != null && live.contains(claim)) {
+                    ownLive++;
                 }
             }
-            int limit = ClaimRule.spread(others, MAX_SPREAD);
-            ClaimRule.Choice choice = ClaimRule.choose(ordered, nowMillis, limit, liveClaims::contains,
-                    e -> held.contains(e.name()) || Integer.valueOf(e.version()).equals(passOverAt.get(e.name())));
+            int limit = ClaimRule.spread(liveClaims - ownLive, MAX_SPREAD);
+            ClaimRule.Choice choice = ClaimRule.choose(ordered, nowMillis, limit,
+                    e -> held.contains(e.name()) || claimsByTask.containsKey(e.name())
+                            || Integer.valueOf(e.version()).equals(passOverAt.get(e.name())));
             return new ClaimRule.Choice(ClaimRule.rotate(choice.candidates(), rotation), choice.nextReadyMillis());
         } finally {
             lock.unlock();
         }
     }
 
-    boolean claimLive(String claimName) {
+    /** The task's bytes at the version the index knows, or null if not kept. */
+    Cached cached(String name) {
         lock.lock();
         try {
-            return liveClaims.contains(claimName);
+            ClaimRule.Entry e = byName.get(name);
+            Cached c = data.get(name);
+            return e != null && c != null && c.version() == e.version() ? c : null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean claimLive(String claimName) {
+        String task = QueueLayout.taskOfClaim(claimName);
+        lock.lock();
+        try {
+            Set<String> live = task == null ? null : claimsByTask.get(task);
+            return live != null && live.contains(claimName);
         } finally {
             lock.unlock();
         }
@@ -287,31 +289,21 @@ final class TaskIndex implements AutoCloseable {
         }
     }
 
-    /** This process completed or dead-lettered {@code task}: forget it now, before the cache says so. */
+    /** This process completed or dead-lettered {@code task}: forget it now, before the watch says so. */
     void finishedHere(String task) {
         lock.lock();
         try {
             finishedHere.add(task);
             if (finishedHere.size() > MAX_TOMBSTONES) {
-                // Normally the cache's delete event clears each one; a tombstone left behind only
-                // costs a wasted read, so the oldest go first.
-                var it = finishedHere.iterator();
+                // Normally the delete event clears each one; a tombstone left behind only costs a
+                // wasted read, so the oldest go first.
+                Iterator<String> it = finishedHere.iterator();
                 it.next();
                 it.remove();
             }
-            remove(task);
+            removeEntry(task);
             held.remove(task);
             signal();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** A read found {@code task} gone. */
-    void gone(String task) {
-        lock.lock();
-        try {
-            remove(task);
         } finally {
             lock.unlock();
         }
@@ -350,7 +342,7 @@ final class TaskIndex implements AutoCloseable {
         }
     }
 
-    /** Wakes every waiter (used on shutdown). */
+    /** Wakes every waiter (shutdown, close). */
     void wakeAll() {
         lock.lock();
         try {
@@ -360,16 +352,17 @@ final class TaskIndex implements AutoCloseable {
         }
     }
 
+    private void removeEntry(String name) {
+        data.remove(name);
+        passOverAt.remove(name);
+        ClaimRule.Entry old = byName.remove(name);
+        if (old != null) {
+            ordered.remove(old);
+        }
+    }
+
     private void signal() {
         changes++;
         changed.signalAll();
-    }
-
-    @Override
-    public void close() {
-        tasksCache.close();
-        claimsCache.close();
-        watching.removeWatchers();
-        wakeAll();
     }
 }

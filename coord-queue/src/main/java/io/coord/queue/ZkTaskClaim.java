@@ -28,10 +28,12 @@ import org.slf4j.LoggerFactory;
  * A claim on one task, on top of the shared {@link NodeLease} of its claim node. Every ending is
  * one transaction whose first operation checks the claim node; the second works on the task at the
  * version this claim wrote, so only the current claimer's transaction can commit. The claim node
- * itself is deleted by the lease's close right after (not inside the transaction): deleting it
+ * itself is deleted by the lease's close just after (not inside the transaction): deleting it
  * there would let the lease's own watch see the node vanish and report a spurious LOST, and close
- * is what moves the lease to RELEASED. A consumer dying in between leaves nothing: the node is
- * ephemeral, and a claim on a task that no longer exists means nothing.
+ * is what moves the lease to RELEASED. After complete and fail that close runs on the queue's
+ * background thread, so the consumer goes on to its next task without waiting for the delete: the
+ * task is already settled, and a claim node whose task is gone means nothing. A consumer dying in
+ * between leaves nothing behind either: the node is ephemeral.
  */
 final class ZkTaskClaim<T> implements TaskClaim<T> {
     private static final Logger LOG = LoggerFactory.getLogger(ZkTaskClaim.class);
@@ -45,6 +47,7 @@ final class ZkTaskClaim<T> implements TaskClaim<T> {
     private final long claimedNanos = System.nanoTime();
     private final Object ending = new Object();
     private volatile boolean finished;
+    private volatile boolean lostAtEnd;
     private volatile T payload;
 
     ZkTaskClaim(ZkTaskQueue<T> queue, NodeLease lease, TaskId id, TaskRecord record, int version) {
@@ -227,11 +230,13 @@ final class ZkTaskClaim<T> implements TaskClaim<T> {
                     + " applied: call " + what + " again to find out", e);
         }
         finished = true;
-        lease.close();
+        // The task is settled; deleting the claim node needs no waiting for (see the class comment).
+        queue.closeLater(lease);
     }
 
     private ClaimLostException lost(String what, KeeperException cause) {
         finished = true;
+        lostAtEnd = true;
         lease.close();
         queue.index().unhold(id.name());
         queue.metrics.claimLost();
@@ -246,8 +251,15 @@ final class ZkTaskClaim<T> implements TaskClaim<T> {
         return lease.token();
     }
 
+    /**
+     * RELEASED as soon as complete, fail or release ended the claim (the claim node's delete may
+     * still be under way), LOST if an ending found the claim gone; else the lease's own state.
+     */
     @Override
     public LeaseState state() {
+        if (finished) {
+            return lostAtEnd ? LeaseState.LOST : LeaseState.RELEASED;
+        }
         return lease.state();
     }
 

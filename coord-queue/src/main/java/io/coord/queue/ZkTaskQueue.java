@@ -28,6 +28,8 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
     private final Object startLock = new Object();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile TaskIndex index;
+    private QueueWatch watch;
+    private volatile java.util.concurrent.ExecutorService closer;
 
     private ZkTaskQueue(Zk zk, QueueLayout layout, Codec<T> payloadCodec, QueueOptions options) {
         this.zk = zk;
@@ -80,20 +82,44 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
                 if (closed.get()) {
                     throw new IllegalStateException("queue '" + layout.name + "' is closed");
                 }
-                TaskIndex fresh = new TaskIndex(zk.curator(), layout, codec);
+                TaskIndex fresh = new TaskIndex();
+                QueueWatch w = new QueueWatch(zk.curator(), layout, codec, fresh);
                 try {
-                    fresh.start(zk.client().settings().connectionTimeout());
+                    w.start(zk.client().settings().connectionTimeout());
                 } catch (InterruptedException e) {
-                    fresh.close();
+                    w.close();
                     Thread.currentThread().interrupt();
-                    throw new io.coord.CoordException("interrupted while starting the cache of queue '" + layout.name + "'", e);
+                    throw new io.coord.CoordException("interrupted while starting the watch of queue '" + layout.name + "'", e);
                 } catch (RuntimeException e) {
-                    fresh.close();
+                    w.close();
                     throw e;
                 }
+                watch = w;
                 index = fresh;
             }
             return index;
+        }
+    }
+
+    /** Closes a settled claim's lease (deleting its node) on this queue's background thread. */
+    void closeLater(io.coord.internal.NodeLease lease) {
+        java.util.concurrent.ExecutorService c = closer;
+        if (c == null) {
+            synchronized (startLock) {
+                if (closer == null) {
+                    closer = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                        Thread t = new Thread(r, "coord-queue-" + layout.name + "-release");
+                        t.setDaemon(true);
+                        return t;
+                    });
+                }
+                c = closer;
+            }
+        }
+        try {
+            c.execute(lease::close);
+        } catch (java.util.concurrent.RejectedExecutionException closedQueue) {
+            lease.close();
         }
     }
 
@@ -193,8 +219,19 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
             return;
         }
         synchronized (startLock) {
-            if (index != null) {
-                index.close();
+            if (watch != null) {
+                watch.close();
+            }
+            if (closer != null) {
+                closer.shutdown();
+                try {
+                    if (!closer.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                        closer.shutdownNow();
+                    }
+                } catch (InterruptedException e) {
+                    closer.shutdownNow();
+                    Thread.currentThread().interrupt();
+                }
             }
         }
     }

@@ -3,7 +3,6 @@ package io.coord.queue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -67,7 +66,13 @@ class ZkTaskQueueIT {
             assertEquals(LeaseState.ACQUIRED, c.state());
             c.complete();
             assertEquals(LeaseState.RELEASED, c.state());
-            assertNull(client.curator().checkExists().forPath(c.token().node().value()), "claim node deleted after complete");
+            QueueServer.await("claim node deleted after complete", WAIT, () -> {
+                try {
+                    return client.curator().checkExists().forPath(c.token().node().value()) == null;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
         }
     }
 
