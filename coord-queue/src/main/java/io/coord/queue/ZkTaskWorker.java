@@ -68,21 +68,33 @@ final class ZkTaskWorker<T> implements TaskWorker {
     private void run(TaskClaim<T> claim) {
         busy.add(Thread.currentThread());
         try {
-            handler.handle(claim);
+            try {
+                handler.handle(claim);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (ClaimLostException e) {
+                throw e;
+            } catch (Exception e) {
+                if (Thread.currentThread().isInterrupted() && stopping.get()) {
+                    release(claim);
+                } else {
+                    failQuietly(claim, e);
+                }
+                return;
+            }
             if (!claim.isFinished()) {
-                claim.complete();
+                retrying(claim, "complete", () -> {
+                    claim.complete();
+                    return null;
+                });
             }
         } catch (InterruptedException e) {
             // the grace ran out: give the task back untouched
             release(claim);
         } catch (ClaimLostException e) {
             LOG.info("queue '{}': {}", queue.name(), e.getMessage());
-        } catch (Exception e) {
-            if (Thread.currentThread().isInterrupted() && stopping.get()) {
-                release(claim);
-            } else {
-                failQuietly(claim, e);
-            }
+        } catch (CoordException e) {
+            LOG.warn("queue '{}': could not complete task {}; its claim is released", queue.name(), claim.id(), e);
         } finally {
             busy.remove(Thread.currentThread());
             Thread.interrupted(); // an interrupt meant for this task must not hit the next claim
@@ -96,12 +108,43 @@ final class ZkTaskWorker<T> implements TaskWorker {
             return;
         }
         try {
-            claim.fail(String.valueOf(cause));
+            retrying(claim, "fail", () -> claim.fail(String.valueOf(cause)));
         } catch (ClaimLostException lost) {
             LOG.info("queue '{}': {}", queue.name(), lost.getMessage());
         } catch (CoordException e) {
             LOG.warn("queue '{}': could not record the failure of task {}; its claim is released", queue.name(), claim.id(), e);
         }
+    }
+
+    /**
+     * Runs an ending of {@code claim}, trying again after a connection loss: the outcome was
+     * unknown, and trying again either applies it or recognizes that the first try did (see
+     * {@link TaskClaim}). Gives up when the claim's session has ended, which the next try reports
+     * as a lost claim anyway.
+     */
+    private <R> R retrying(TaskClaim<T> claim, String what, java.util.concurrent.Callable<R> ending) {
+        long deadline = System.nanoTime() + 2 * claimBudget().toNanos();
+        while (true) {
+            try {
+                return ending.call();
+            } catch (ConnectionLostException e) {
+                if (System.nanoTime() > deadline || claim.session().state().isTerminal()) {
+                    throw e;
+                }
+                LOG.debug("queue '{}': {} of task {} is indeterminate ({}); trying again", queue.name(), what, claim.id(),
+                        e.getMessage());
+                pause();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new CoordException(what + " of task " + claim.id() + " failed: " + e, e);
+            }
+        }
+    }
+
+    private Duration claimBudget() {
+        Duration negotiated = queue.zk.client().negotiatedSessionTimeout();
+        return negotiated.isZero() ? Duration.ofSeconds(30) : negotiated;
     }
 
     private void release(TaskClaim<T> claim) {
