@@ -60,10 +60,20 @@ public final class CoordClient implements AutoCloseable {
 
     /**
      * Connects with {@code settings} and waits (at most the connection timeout) for the first
-     * session. Fails with {@link CoordTimeoutException} naming the ensemble if none comes,
-     * {@link TlsException} if TLS is set and the handshake is the likely cause, and
-     * {@link NotAuthorizedException} if an {@linkplain CoordSettings#authCheckPath() auth check}
-     * path cannot be read with the given credentials.
+     * session, then confirms the server accepted this client's authentication. Fails with:
+     * <ul>
+     *   <li>{@link AuthenticationException} (terminal, not retried) if the server rejected the
+     *       credentials' scheme ({@code AUTHFAILED}) or requires SASL this client did not do
+     *       ({@code -124}); this comes as soon as the server says so, not at the timeout;</li>
+     *   <li>{@link TlsException} naming the host and the handshake cause if the client and the
+     *       port disagree about TLS (plaintext client to a TLS port, TLS client to a plaintext
+     *       port, untrusted or mismatched certificate); found by a diagnostic probe while the
+     *       first session is late, so usually well before the connection timeout;</li>
+     *   <li>{@link NotAuthorizedException} if an {@linkplain CoordSettings#authCheckPath() auth
+     *       check} path cannot be read with the given credentials;</li>
+     *   <li>{@link CoordTimeoutException} naming the ensemble if no session came for another reason.</li>
+     * </ul>
+     * On any failure the half-built client is closed. An interrupt closes it too and propagates.
      */
     public static CoordClient connect(CoordSettings settings) throws InterruptedException {
         Objects.requireNonNull(settings, "settings");
@@ -126,24 +136,97 @@ public final class CoordClient implements AutoCloseable {
     }
 
     private void awaitFirstSession(Duration timeout) throws InterruptedException {
-        if (!curator.blockUntilConnected((int) timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            String what = "could not connect to ZooKeeper at " + settings.connectString() + " within " + timeout;
-            if (settings.tls() != null) {
-                throw new TlsException(what + " over TLS: check that the port is a secure client port, the truststore"
-                        + " trusts the server's certificate, and the hostname matches it");
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        // Only for clients built from our settings: a wrapped Curator client may use TLS we cannot see.
+        ConnectDiagnosis diagnosis = owned ? new ConnectDiagnosis(start, deadline) : null;
+        while (!curator.blockUntilConnected((int) Math.max(1, Math.min(CONNECT_POLL_MS, millisUntil(deadline))), TimeUnit.MILLISECONDS)) {
+            AuthCheck.throwIfRejected(AuthCheck.handle(curator), settings.connectString(), Zk.of(this).principals());
+            if (diagnosis != null) {
+                diagnosis.probeIfDue();
             }
-            throw new CoordTimeoutException(what);
+            if (millisUntil(deadline) <= 0) {
+                String what = "could not connect to ZooKeeper at " + settings.connectString() + " within " + timeout;
+                TlsProbe.Result mismatch = diagnosis == null ? null : diagnosis.mismatch();
+                if (mismatch != null) {
+                    throw tlsFailure(what, mismatch);
+                }
+                throw new CoordTimeoutException(what + (diagnosis == null ? "" : diagnosis.summary()));
+            }
         }
+        AuthCheck.confirmAccepted(curator, settings.connectString(), Zk.of(this).principals(), deadline);
         sessions.observeConnected(sessionIdNow());
         warnIfClamped();
     }
 
+    /**
+     * Reads the canary node. ZooKeeper accepts any digest password at connect (it just derives a
+     * different identity), so reading a node only the right identity may read is the only early
+     * test of the credentials.
+     */
     private void checkAuth() throws InterruptedException {
         CoordPath canary = settings.authCheckPath();
         if (canary == null) {
             return;
         }
-        Zk.of(this).call(canary, () -> curator.getData().forPath(canary.value()));
+        try {
+            Zk.of(this).call(canary, () -> curator.getData().forPath(canary.value()));
+        } catch (NotAuthorizedException e) {
+            throw new NotAuthorizedException("auth check failed: " + e.getMessage()
+                    + "; ZooKeeper accepts any digest password at connect, so the credentials are probably wrong", e);
+        } catch (NoParentException e) {
+            throw new ConfigurationException("authCheckPath " + canary + " does not exist: create it with an ACL that only"
+                    + " the expected identities can READ, or remove the setting", e);
+        }
+    }
+
+    private static final int CONNECT_POLL_MS = 50;
+
+    private static long millisUntil(long deadlineNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+    }
+
+    private static TlsException tlsFailure(String what, TlsProbe.Result mismatch) {
+        return new TlsException(what + ": TLS mismatch with " + mismatch.hostPort() + ": " + mismatch.detail(), mismatch.cause());
+    }
+
+    /**
+     * While the first session is late, probes the hosts for a TLS mismatch (see {@link TlsProbe}):
+     * first after a quarter of the connection timeout (at most 500 ms), then at most once a
+     * second. When every host shows a mismatch, connecting can never succeed, so it fails at once
+     * instead of waiting out the timeout.
+     */
+    private final class ConnectDiagnosis {
+        private final long deadline;
+        private long nextProbeAt;
+        private java.util.List<TlsProbe.Result> last = java.util.List.of();
+
+        ConnectDiagnosis(long startNanos, long deadlineNanos) {
+            this.deadline = deadlineNanos;
+            this.nextProbeAt = startNanos + Math.min(TimeUnit.MILLISECONDS.toNanos(500), (deadlineNanos - startNanos) / 4);
+        }
+
+        void probeIfDue() {
+            long now = System.nanoTime();
+            if (now - nextProbeAt < 0) {
+                return;
+            }
+            int budgetMs = (int) Math.max(100, Math.min(1000, millisUntil(deadline)));
+            last = TlsProbe.probeAll(settings, budgetMs);
+            nextProbeAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            if (!last.isEmpty() && last.stream().allMatch(r -> r.verdict() == TlsProbe.Verdict.MISMATCH)) {
+                throw tlsFailure("could not connect to ZooKeeper at " + settings.connectString(), last.get(0));
+            }
+        }
+
+        TlsProbe.Result mismatch() {
+            return last.stream().filter(r -> r.verdict() == TlsProbe.Verdict.MISMATCH).findFirst().orElse(null);
+        }
+
+        String summary() {
+            return last.isEmpty() ? "" : " (diagnostic probe: " + last.stream().map(r -> r.hostPort() + " " + r.detail())
+                    .collect(java.util.stream.Collectors.joining("; ")) + ")";
+        }
     }
 
     private long sessionIdNow() {
