@@ -88,9 +88,25 @@ public final class CoordClient implements AutoCloseable {
             return client;
         } finally {
             if (!ok) {
-                client.close();
+                closeAfterFailedConnect(client);
             }
         }
+    }
+
+    /**
+     * Closes a client whose connect failed. One that never got a session is closed on a
+     * short-lived daemon thread: ZooKeeper's client sleeps up to a second between reconnect
+     * attempts and only then notices a close, and the caller should get its error (a TLS
+     * mismatch, say) without waiting for that.
+     */
+    private static void closeAfterFailedConnect(CoordClient client) {
+        if (client.curator.getZookeeperClient().isConnected()) {
+            client.close();
+            return;
+        }
+        Thread closer = new Thread(client::close, "coord-close-failed-connect");
+        closer.setDaemon(true);
+        closer.start();
     }
 
     /**
@@ -139,17 +155,16 @@ public final class CoordClient implements AutoCloseable {
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
         // Only for clients built from our settings: a wrapped Curator client may use TLS we cannot see.
-        ConnectDiagnosis diagnosis = owned ? new ConnectDiagnosis(start, deadline) : null;
+        TlsProbe.Diagnosis diagnosis = owned ? new TlsProbe.Diagnosis(settings, start, deadline) : null;
         while (!curator.blockUntilConnected((int) Math.max(1, Math.min(CONNECT_POLL_MS, millisUntil(deadline))), TimeUnit.MILLISECONDS)) {
             AuthCheck.throwIfRejected(AuthCheck.handle(curator), settings.connectString(), Zk.of(this).principals());
             if (diagnosis != null) {
-                diagnosis.probeIfDue();
+                diagnosis.probeIfDue(); // throws TlsException once every host shows a TLS mismatch
             }
             if (millisUntil(deadline) <= 0) {
                 String what = "could not connect to ZooKeeper at " + settings.connectString() + " within " + timeout;
-                TlsProbe.Result mismatch = diagnosis == null ? null : diagnosis.mismatch();
-                if (mismatch != null) {
-                    throw tlsFailure(what, mismatch);
+                if (diagnosis != null) {
+                    diagnosis.throwIfAnyMismatch(what);
                 }
                 throw new CoordTimeoutException(what + (diagnosis == null ? "" : diagnosis.summary()));
             }
@@ -180,53 +195,11 @@ public final class CoordClient implements AutoCloseable {
         }
     }
 
+    /** How often the wait for the first session looks at auth failures and TLS probes. */
     private static final int CONNECT_POLL_MS = 50;
 
     private static long millisUntil(long deadlineNanos) {
         return TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
-    }
-
-    private static TlsException tlsFailure(String what, TlsProbe.Result mismatch) {
-        return new TlsException(what + ": TLS mismatch with " + mismatch.hostPort() + ": " + mismatch.detail(), mismatch.cause());
-    }
-
-    /**
-     * While the first session is late, probes the hosts for a TLS mismatch (see {@link TlsProbe}):
-     * first after a quarter of the connection timeout (at most 500 ms), then at most once a
-     * second. When every host shows a mismatch, connecting can never succeed, so it fails at once
-     * instead of waiting out the timeout.
-     */
-    private final class ConnectDiagnosis {
-        private final long deadline;
-        private long nextProbeAt;
-        private java.util.List<TlsProbe.Result> last = java.util.List.of();
-
-        ConnectDiagnosis(long startNanos, long deadlineNanos) {
-            this.deadline = deadlineNanos;
-            this.nextProbeAt = startNanos + Math.min(TimeUnit.MILLISECONDS.toNanos(500), (deadlineNanos - startNanos) / 4);
-        }
-
-        void probeIfDue() {
-            long now = System.nanoTime();
-            if (now - nextProbeAt < 0) {
-                return;
-            }
-            int budgetMs = (int) Math.max(100, Math.min(1000, millisUntil(deadline)));
-            last = TlsProbe.probeAll(settings, budgetMs);
-            nextProbeAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-            if (!last.isEmpty() && last.stream().allMatch(r -> r.verdict() == TlsProbe.Verdict.MISMATCH)) {
-                throw tlsFailure("could not connect to ZooKeeper at " + settings.connectString(), last.get(0));
-            }
-        }
-
-        TlsProbe.Result mismatch() {
-            return last.stream().filter(r -> r.verdict() == TlsProbe.Verdict.MISMATCH).findFirst().orElse(null);
-        }
-
-        String summary() {
-            return last.isEmpty() ? "" : " (diagnostic probe: " + last.stream().map(r -> r.hostPort() + " " + r.detail())
-                    .collect(java.util.stream.Collectors.joining("; ")) + ")";
-        }
     }
 
     private long sessionIdNow() {

@@ -12,7 +12,9 @@ import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
@@ -58,13 +60,67 @@ final class TlsProbe {
     private TlsProbe() {
     }
 
-    /** Probes every host of {@code settings}' connect string, each within {@code timeoutMs}. */
-    static List<Result> probeAll(CoordSettings settings, int timeoutMs) {
+    /**
+     * Probes every host of {@code settings}' connect string, all before {@code deadlineNanos}
+     * (each gets what is left, at least 100 ms: a cold JVM's first handshake on a busy machine
+     * can take most of a second).
+     */
+    static List<Result> probeAll(CoordSettings settings, long deadlineNanos) {
         List<Result> results = new ArrayList<>();
         for (String hostPort : ConnectString.parse(settings.connectString()).hosts()) {
+            int timeoutMs = (int) Math.max(100, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()) - 100);
             results.add(settings.tls() == null ? probePlaintext(hostPort, timeoutMs) : probeTls(settings, hostPort, timeoutMs));
         }
         return results;
+    }
+
+    /**
+     * The probing schedule while {@link CoordClient#connect} waits for its first session: first
+     * after a quarter of the connection timeout (at most 500 ms, longer than a healthy local
+     * connect takes), then at most once a second. Once every host shows a mismatch the connect
+     * can never succeed, so it fails at once instead of waiting out the timeout.
+     */
+    static final class Diagnosis {
+        private final CoordSettings settings;
+        private final long deadline;
+        private long nextProbeAt;
+        private List<Result> last = List.of();
+
+        Diagnosis(CoordSettings settings, long startNanos, long deadlineNanos) {
+            this.settings = settings;
+            this.deadline = deadlineNanos;
+            this.nextProbeAt = startNanos + Math.min(TimeUnit.MILLISECONDS.toNanos(500), (deadlineNanos - startNanos) / 4);
+        }
+
+        /** Probes if it is time; throws {@link TlsException} when every host shows a mismatch. */
+        void probeIfDue() {
+            if (System.nanoTime() - nextProbeAt < 0) {
+                return;
+            }
+            last = probeAll(settings, deadline);
+            nextProbeAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            if (!last.isEmpty() && last.stream().allMatch(r -> r.verdict() == Verdict.MISMATCH)) {
+                throw failure("could not connect to ZooKeeper at " + settings.connectString(), last.get(0));
+            }
+        }
+
+        /** At the deadline: a mismatch seen on any host is the best explanation there is. */
+        void throwIfAnyMismatch(String what) {
+            for (Result r : last) {
+                if (r.verdict() == Verdict.MISMATCH) {
+                    throw failure(what, r);
+                }
+            }
+        }
+
+        String summary() {
+            return last.isEmpty() ? "" : " (diagnostic probe: " + last.stream().map(r -> r.hostPort() + " " + r.detail())
+                    .collect(Collectors.joining("; ")) + ")";
+        }
+
+        private static TlsException failure(String what, Result mismatch) {
+            return new TlsException(what + ": TLS mismatch with " + mismatch.hostPort() + ": " + mismatch.detail(), mismatch.cause());
+        }
     }
 
     static Result probeTls(CoordSettings settings, String hostPort, int timeoutMs) {

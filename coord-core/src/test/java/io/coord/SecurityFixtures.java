@@ -108,6 +108,17 @@ final class SecurityFixtures {
         return Duration.ofNanos(System.nanoTime() - startNanos);
     }
 
+    /** Waits (bounded) until no live thread has {@code name}: whatever a failed connect left closing has finished. */
+    static void awaitNoThreadNamed(String name, Duration budget) throws InterruptedException {
+        long deadline = System.nanoTime() + budget.toNanos();
+        while (Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.isAlive() && t.getName().equals(name))) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("thread " + name + " still running after " + budget);
+            }
+            Thread.sleep(20);
+        }
+    }
+
     /** Counts non-overlapping occurrences of {@code needle} in {@code text}. */
     static int count(String text, String needle) {
         int n = 0;
