@@ -46,8 +46,13 @@ public final class ConsumerMain {
             out.println("START " + task + " " + claim.token().value());
             Thread.sleep(workMs / 2 + ThreadLocalRandom.current().nextInt(workMs + 1));
             String record = "/records/" + task + "-";
-            claim.completeWith(List.of(client.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
-                    .forPath(record, Long.toString(claim.token().value()).getBytes(StandardCharsets.UTF_8))));
+            try {
+                claim.completeWith(List.of(client.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                        .forPath(record, Long.toString(claim.token().value()).getBytes(StandardCharsets.UTF_8))));
+            } catch (ClaimLostException lost) {
+                out.println("LOST " + task + " " + claim.token().value());
+                throw lost;
+            }
             out.println("DONE " + task + " " + claim.token().value());
         });
         out.println("READY");
