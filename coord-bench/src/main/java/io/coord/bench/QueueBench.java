@@ -3,14 +3,13 @@ package io.coord.bench;
 import io.coord.Codec;
 import io.coord.CoordClient;
 import io.coord.queue.QueueOptions;
-import io.coord.queue.TaskClaim;
 import io.coord.queue.TaskQueue;
+import io.coord.queue.TaskWorker;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,7 +32,9 @@ import org.apache.zookeeper.ZooKeeper;
  * <ul>
  *   <li>enqueue/s, one producer, one task per call: ours (key + task in one transaction, depth-cap
  *       read) vs {@code DistributedQueue.put} (one create);
- *   <li>claim+complete/s with 1 and with 4 consumers (each its own client and session): ours vs
+ *   <li>claim+complete/s with 1 and with 4 consumers (each its own client and session; ours is a
+ *       {@link TaskWorker} of concurrency 1 with an empty handler, which completes each task and
+ *       claims the next in one transaction): ours vs
  *       {@code DistributedQueue} in safe mode ({@code lockPath}: an item is removed only after its
  *       consumer returned, the semantics comparable to ours). Reference lines: the same against
  *       {@code DistributedQueue} without a lock path (an item is deleted before it is processed) and
@@ -206,35 +207,30 @@ final class QueueBench implements Benchmark {
             for (int c = 0; c < consumers; c++) {
                 clients.add(ctx.newCoordClient());
             }
-            AtomicInteger done = new AtomicInteger();
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            List<Thread> threads = new ArrayList<>();
+            List<TaskQueue<Item>> queues = new ArrayList<>();
+            List<TaskWorker> workers = new ArrayList<>();
             long start = System.nanoTime();
-            for (CoordClient client : clients) {
-                Thread t = new Thread(() -> {
-                    try (TaskQueue<Item> q = TaskQueue.open(client, queueName, Codec.json(Item.class), options(n))) {
-                        while (done.get() < n && failure.get() == null) {
-                            Optional<TaskClaim<Item>> claim = q.claim(java.time.Duration.ofMillis(100));
-                            if (claim.isPresent()) {
-                                claim.get().complete();
-                                done.incrementAndGet();
-                            }
-                        }
-                    } catch (Throwable e) {
-                        failure.compareAndSet(null, e);
+            try {
+                for (CoordClient client : clients) {
+                    TaskQueue<Item> q = TaskQueue.open(client, queueName, Codec.json(Item.class), options(n));
+                    queues.add(q);
+                    workers.add(q.work(1, claim -> { }));
+                }
+                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+                while (workers.stream().mapToLong(TaskWorker::handled).sum() < n) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("only " + workers.stream().mapToLong(TaskWorker::handled).sum()
+                                + " of " + n + " tasks consumed in 10 minutes");
                     }
-                }, "bench-queue-consumer");
-                threads.add(t);
-                t.start();
+                    Thread.sleep(1); // polling the count; the workers run on their own threads
+                }
+                return n / ((System.nanoTime() - start) / 1e9);
+            } finally {
+                for (TaskWorker w : workers) {
+                    w.shutdown(java.time.Duration.ofSeconds(10));
+                }
+                queues.forEach(TaskQueue::close);
             }
-            for (Thread t : threads) {
-                t.join();
-            }
-            long elapsed = System.nanoTime() - start;
-            if (failure.get() != null) {
-                throw new IllegalStateException("a consumer failed", failure.get());
-            }
-            return n / (elapsed / 1e9);
         } finally {
             clients.forEach(CoordClient::close);
         }

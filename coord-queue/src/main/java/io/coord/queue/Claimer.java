@@ -88,6 +88,14 @@ final class Claimer<T> {
         }
     }
 
+    /**
+     * A claim ready to commit: the task it takes, its unique claim node, the task's new record and
+     * the two operations (create the claim node; rewrite the task at the version read).
+     */
+    record Prepared(String task, String claimName, CoordPath claimPath, TaskRecord claimed, int readVersion,
+                    ZkSession session, List<CuratorOp> ops) {
+    }
+
     /** One try at one task; empty if it was not claimable after all (taken, gone, not ready). */
     private Optional<TaskClaim<T>> attempt(String name, long now) throws InterruptedException {
         TaskIndex index = queue.index();
@@ -112,17 +120,12 @@ final class Claimer<T> {
             }
             readVersion = stat.getVersion();
         }
-        final int version = readVersion;
-        TaskRecord record;
-        try {
-            record = queue.codec.decode(taskPath, data);
-        } catch (CodecException e) {
-            LOG.warn("task {} cannot be read and is passed over: {}", taskPath, e.getMessage());
-            index.passOver(name, readVersion);
+        TaskRecord record = decode(name, data, readVersion);
+        if (record == null) {
             return Optional.empty();
         }
         if (cached == null) {
-            index.taskRead(name, record, version, data);
+            index.taskRead(name, record, readVersion, data);
         }
         if (record.notBeforeMillis() > now) {
             return Optional.empty();
@@ -131,6 +134,34 @@ final class Claimer<T> {
             index.passOver(name, readVersion);
             return Optional.empty();
         }
+        Prepared p = prepare(name, record, readVersion, now);
+        long[] committed;
+        try {
+            committed = commit(p);
+        } catch (InterruptedException | RuntimeException e) {
+            discard(p); // the transaction may have committed: never leave a claim nobody holds
+            throw e;
+        }
+        if (committed == null) {
+            index.notClaimedHere(p.claimName());
+            return Optional.empty();
+        }
+        return adopt(p, committed[0], (int) committed[1]).map(h -> h);
+    }
+
+    private TaskRecord decode(String name, byte[] data, int version) {
+        try {
+            return queue.codec.decode(layout.task(name), data);
+        } catch (CodecException e) {
+            LOG.warn("task {} cannot be read and is passed over: {}", layout.task(name), e.getMessage());
+            queue.index().passOver(name, version);
+            return null;
+        }
+    }
+
+    /** Builds the claim of {@code name} (read at {@code readVersion}) and notes its node as this process's. */
+    private Prepared prepare(String name, TaskRecord record, int readVersion, long now) {
+        CoordPath taskPath = layout.task(name);
         String claimName = QueueLayout.claimName(name, unique());
         CoordPath claimPath = layout.claim(claimName);
         TaskRecord claimed = record.claimed(claimName, queue.options.consumerName(), now);
@@ -140,32 +171,52 @@ final class Claimer<T> {
         List<CuratorOp> ops = List.of(
                 Txn.op(zk, claimPath, () -> zk.curator().transactionOp().create().withMode(CreateMode.EPHEMERAL)
                         .forPath(claimPath.value(), claimInfo)),
-                Txn.op(zk, taskPath, () -> zk.curator().transactionOp().setData().withVersion(version)
+                Txn.op(zk, taskPath, () -> zk.curator().transactionOp().setData().withVersion(readVersion)
                         .forPath(taskPath.value(), claimedData)));
-        long[] committed;
-        index.claimedHere(claimName); // before the cache can see it
-        try {
-            committed = commit(ops, name, readVersion, claimPath, session);
-        } catch (InterruptedException | RuntimeException e) {
-            // The transaction may have committed: never leave a claim nobody holds.
-            deleteQuietly(claimPath);
-            throw e;
+        queue.index().claimedHere(claimName); // before the watch can see it
+        return new Prepared(name, claimName, claimPath, claimed, readVersion, session, ops);
+    }
+
+    /**
+     * For a completion that takes the next task in the same transaction: the first ready task whose
+     * bytes the index holds and that names no earlier claim (those need a read first), held for
+     * this process; null if there is none.
+     */
+    Prepared prepareNext() {
+        TaskIndex index = queue.index();
+        long now = queue.options.clock().millis();
+        for (ClaimRule.Entry candidate : index.choose(now, ThreadLocalRandom.current().nextInt(TaskIndex.MAX_SPREAD)).candidates()) {
+            TaskIndex.Cached cached = index.cached(candidate.name());
+            if (cached == null || !index.hold(candidate.name())) {
+                continue;
+            }
+            TaskRecord record = decode(candidate.name(), cached.data(), cached.version());
+            if (record == null || record.notBeforeMillis() > now || record.claim() != null) {
+                index.unhold(candidate.name());
+                continue;
+            }
+            try {
+                return prepare(candidate.name(), record, cached.version(), now);
+            } catch (RuntimeException e) {
+                index.unhold(candidate.name());
+                return null; // no live session right now: complete alone
+            }
         }
-        if (committed == null) {
-            index.notClaimedHere(claimName);
-            return Optional.empty();
-        }
-        if (sessionIdNow() != session.id() || session.state().isTerminal()) {
+        return null;
+    }
+
+    /** The claim committed with {@code czxid} and the task at {@code version}: its handle, if its session is still ours. */
+    Optional<ZkTaskClaim<T>> adopt(Prepared p, long czxid, int version) {
+        if (sessionIdNow() != p.session().id() || p.session().state().isTerminal()) {
             // The claim belongs to a session we no longer hold.
-            deleteQuietly(claimPath);
+            discard(p);
             return Optional.empty();
         }
-        long czxid = committed[0];
-        int claimedVersion = (int) committed[1];
-        NodeLease lease = new NodeLease(zk, session, new FencingToken(czxid, claimPath));
-        ZkTaskClaim<T> handle = new ZkTaskClaim<>(queue, lease, new TaskId(name), claimed, claimedVersion);
+        NodeLease lease = new NodeLease(zk, p.session(), new FencingToken(czxid, p.claimPath()));
+        ZkTaskClaim<T> handle = new ZkTaskClaim<>(queue, lease, new TaskId(p.task()), p.claimed(), version);
+        CoordPath taskPath = layout.task(p.task());
         try {
-            handle.setPayload(queue.codec.decodePayload(taskPath, claimed.payload()));
+            handle.setPayload(queue.codec.decodePayload(taskPath, p.claimed().payload()));
         } catch (CodecException e) {
             // Not a T: no consumer of this type can process it; count the attempt so it ends as a dead letter.
             LOG.warn("task {} has a payload this queue cannot decode; failing the attempt: {}", taskPath, e.getMessage());
@@ -180,14 +231,43 @@ final class Claimer<T> {
         return Optional.of(handle);
     }
 
+    /** After a lost reply: adopts the prepared claim if its transaction did commit. */
+    Optional<ZkTaskClaim<T>> adoptIfCommitted(Prepared p) {
+        Stat mine = zk.callUninterruptibly(p.claimPath(), () -> zk.curator().checkExists().forPath(p.claimPath().value()));
+        if (mine == null || mine.getEphemeralOwner() != p.session().id()) {
+            abandon(p, false);
+            return Optional.empty();
+        }
+        return adopt(p, mine.getCzxid(), p.readVersion() + 1);
+    }
+
+    /** The prepared claim did not commit; {@code raced}: another consumer changed the task first. */
+    void abandon(Prepared p, boolean raced) {
+        TaskIndex index = queue.index();
+        index.notClaimedHere(p.claimName());
+        if (raced) {
+            index.passOver(p.task(), p.readVersion());
+        }
+        index.unhold(p.task());
+    }
+
+    /** The prepared claim may or may not have committed: delete its node if it exists (safe: never reused). */
+    void discard(Prepared p) {
+        deleteQuietly(p.claimPath());
+        queue.index().unhold(p.task());
+    }
+
     /**
      * Runs the claim transaction; returns {czxid, new task version}, or null if another consumer
      * won the task (or the task went away) first.
      */
-    private long[] commit(List<CuratorOp> ops, String name, int readVersion, CoordPath claimPath, ZkSession session)
-            throws InterruptedException {
+    private long[] commit(Prepared p) throws InterruptedException {
+        String name = p.task();
+        int readVersion = p.readVersion();
+        CoordPath claimPath = p.claimPath();
+        ZkSession session = p.session();
         try {
-            List<CuratorTransactionResult> results = Txn.commit(zk, layout.task(name), ops);
+            List<CuratorTransactionResult> results = Txn.commit(zk, layout.task(name), p.ops());
             Stat after = results.get(1).getResultStat();
             return new long[] {after.getMzxid(), after.getVersion()};
         } catch (KeeperException e) {

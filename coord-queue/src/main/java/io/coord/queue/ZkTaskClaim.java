@@ -49,6 +49,9 @@ final class ZkTaskClaim<T> implements TaskClaim<T> {
     private volatile boolean finished;
     private volatile boolean lostAtEnd;
     private volatile T payload;
+    /** Set by a worker: a completion may take the worker's next task in the same transaction and hand it here. */
+    private volatile java.util.function.Consumer<ZkTaskClaim<T>> nextTask;
+    private volatile java.util.function.BooleanSupplier nextWanted = () -> false;
 
     ZkTaskClaim(ZkTaskQueue<T> queue, NodeLease lease, TaskId id, TaskRecord record, int version) {
         this.queue = queue;
@@ -70,6 +73,16 @@ final class ZkTaskClaim<T> implements TaskClaim<T> {
 
     void setPayload(T value) {
         this.payload = value;
+    }
+
+    /**
+     * Lets {@link #complete()} claim this worker's next task in its own transaction (one commit
+     * instead of two per task) and hand it to {@code sink}, while {@code wanted} says the worker
+     * still takes tasks.
+     */
+    void takeNextInto(java.util.function.BooleanSupplier wanted, java.util.function.Consumer<ZkTaskClaim<T>> sink) {
+        this.nextWanted = wanted;
+        this.nextTask = sink;
     }
 
     @Override
@@ -125,7 +138,13 @@ final class ZkTaskClaim<T> implements TaskClaim<T> {
                     .forPath(taskPath().value())));
             all.add(Txn.op(zk, keyPath(), () -> zk.curator().transactionOp().delete().forPath(keyPath().value())));
             all.addAll(ops);
-            end("complete", all, 2);
+            java.util.function.Consumer<ZkTaskClaim<T>> sink = nextTask;
+            Claimer.Prepared next = sink == null || !nextWanted.getAsBoolean() ? null : queue.claimer().prepareNext();
+            if (next == null) {
+                end("complete", all, 2);
+            } else {
+                endAndClaim(all, next, sink);
+            }
             queue.index().finishedHere(id.name());
             queue.metrics.completed(Duration.ofNanos(System.nanoTime() - claimedNanos));
         }
@@ -232,6 +251,50 @@ final class ZkTaskClaim<T> implements TaskClaim<T> {
         finished = true;
         // The task is settled; deleting the claim node needs no waiting for (see the class comment).
         queue.closeLater(lease);
+    }
+
+    /**
+     * Completes (ops {@code all}) and claims the prepared next task in one transaction. If the next
+     * task was taken meanwhile, nothing committed and the completion goes alone. Every other
+     * outcome is the plain completion's (see {@link #end}); after a lost reply the next claim is
+     * adopted only if it did commit.
+     */
+    private void endAndClaim(List<CuratorOp> all, Claimer.Prepared next, java.util.function.Consumer<ZkTaskClaim<T>> sink) {
+        List<CuratorOp> both = new ArrayList<>(all);
+        both.addAll(next.ops());
+        try {
+            List<CuratorTransactionResult> results = Txn.commit(zk, taskPath(), both);
+            finished = true;
+            queue.closeLater(lease);
+            Stat claimed = results.get(all.size() + 1).getResultStat();
+            queue.claimer().adopt(next, claimed.getMzxid(), claimed.getVersion()).ifPresent(sink);
+            return;
+        } catch (KeeperException e) {
+            int failed = Txn.failedIndex(e);
+            if (failed >= all.size()) {
+                queue.claimer().abandon(next, true); // the next task changed: nothing committed
+            } else if (failed == 1) {
+                // An earlier try of this same transaction committed: the completion and the next claim.
+                finished = true;
+                queue.closeLater(lease);
+                queue.claimer().adoptIfCommitted(next).ifPresent(sink);
+                return;
+            } else {
+                queue.claimer().abandon(next, false);
+                if (failed == 0) {
+                    throw lost("complete", e);
+                }
+            }
+        } catch (InterruptedException e) {
+            queue.claimer().discard(next);
+            Thread.currentThread().interrupt();
+            throw new CoordException("interrupted during complete of task " + id + "; it may or may not have been"
+                    + " applied: call complete again to find out", e);
+        } catch (RuntimeException e) {
+            queue.claimer().discard(next); // indeterminate: the next task goes back if it was taken
+            throw e;
+        }
+        end("complete", all, 2);
     }
 
     private ClaimLostException lost(String what, KeeperException cause) {

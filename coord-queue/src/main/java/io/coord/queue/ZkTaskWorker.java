@@ -46,7 +46,24 @@ final class ZkTaskWorker<T> implements TaskWorker {
     }
 
     private void loop() {
+        java.util.concurrent.atomic.AtomicReference<ZkTaskClaim<T>> next = new java.util.concurrent.atomic.AtomicReference<>();
+        try {
+            loop(next);
+        } finally {
+            ZkTaskClaim<T> unused = next.getAndSet(null);
+            if (unused != null) {
+                unused.close(); // taken with the last completion, never started: give it back
+            }
+        }
+    }
+
+    private void loop(java.util.concurrent.atomic.AtomicReference<ZkTaskClaim<T>> next) {
         while (running.get()) {
+            ZkTaskClaim<T> taken = next.getAndSet(null);
+            if (taken != null) {
+                run(taken, next);
+                continue;
+            }
             Optional<TaskClaim<T>> claim;
             try {
                 claim = queue.claimer().claim(SLICE, running::get);
@@ -61,11 +78,21 @@ final class ZkTaskWorker<T> implements TaskWorker {
                 pause();
                 continue;
             }
-            claim.ifPresent(this::run);
+            if (claim.isPresent()) {
+                run((ZkTaskClaim<T>) claim.get(), next);
+            }
         }
     }
 
-    private void run(TaskClaim<T> claim) {
+    private void run(ZkTaskClaim<T> claim, java.util.concurrent.atomic.AtomicReference<ZkTaskClaim<T>> next) {
+        // While the worker runs, completing this task may take the next one in the same transaction.
+        claim.takeNextInto(running::get, c -> {
+            if (running.get()) {
+                next.set(c);
+            } else {
+                c.close();
+            }
+        });
         busy.add(Thread.currentThread());
         try {
             try {
