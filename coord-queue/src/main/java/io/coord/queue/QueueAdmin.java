@@ -1,6 +1,5 @@
 package io.coord.queue;
 
-import io.coord.CodecException;
 import io.coord.ConflictException;
 import io.coord.CoordException;
 import io.coord.CoordPath;
@@ -180,20 +179,54 @@ final class QueueAdmin<T> {
                 processing && t.claimedAt() != null ? Instant.ofEpochMilli(t.claimedAt()) : null);
     }
 
+    /**
+     * Reads every task node of {@code dir}: one listing, then all reads pipelined (sent without
+     * waiting for each reply), so a queue at its cap reads in about the time of a few round trips.
+     */
     private List<Read> read(CoordPath dir) {
-        List<Read> out = new ArrayList<>();
-        for (String name : sortedChildren(dir)) {
+        List<String> names = sortedChildren(dir);
+        Read[] reads = new Read[names.size()];
+        RuntimeException[] failure = new RuntimeException[1];
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(names.size());
+        for (int i = 0; i < names.size(); i++) {
+            int at = i;
+            String name = names.get(i);
             CoordPath p = dir.child(name);
-            Stat stat = new Stat();
             try {
-                byte[] data = zk.curator().getData().storingStatIn(stat).forPath(p.value());
-                out.add(new Read(name, queue.codec.decode(p, data), stat.getVersion()));
-            } catch (KeeperException.NoNodeException gone) {
-                // ended while we were reading
-            } catch (CodecException e) {
-                throw e;
+                zk.curator().getData().inBackground((c, e) -> {
+                    try {
+                        if (e.getResultCode() == KeeperException.Code.OK.intValue()) {
+                            reads[at] = new Read(name, queue.codec.decode(p, e.getData()), e.getStat().getVersion());
+                        } else if (e.getResultCode() != KeeperException.Code.NONODE.intValue()) {
+                            // NONODE: ended while we were reading
+                            failure[0] = zk.translate(KeeperException.create(KeeperException.Code.get(e.getResultCode()), p.value()), p);
+                        }
+                    } catch (RuntimeException bad) {
+                        failure[0] = bad;
+                    } finally {
+                        done.countDown();
+                    }
+                }).forPath(p.value());
             } catch (Exception e) {
                 throw zk.translate(e, p);
+            }
+        }
+        try {
+            java.time.Duration budget = zk.client().settings().requestTimeout();
+            if (!done.await(budget.toMillis() + names.size(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                throw new io.coord.CoordTimeoutException("reading the " + names.size() + " nodes of " + dir + " did not finish in time");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordException("interrupted while reading " + dir, e);
+        }
+        if (failure[0] != null) {
+            throw failure[0];
+        }
+        List<Read> out = new ArrayList<>(reads.length);
+        for (Read r : reads) {
+            if (r != null) {
+                out.add(r);
             }
         }
         return out;

@@ -72,7 +72,7 @@ class QueueFaultIT {
         try {
             for (int i = 0; i < CONSUMERS; i++) {
                 children.put(nextId, ZK.track(Child.start(nextId, lines, ConsumerMain.class.getName(),
-                        ZK.ensemble().connectString(), ZK.namespace(), "jobs", "10")));
+                        ZK.ensemble().connectString(), ZK.namespace(), "jobs", "4")));
                 nextId++;
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
@@ -105,7 +105,7 @@ class QueueFaultIT {
                             children.get(victim).kill9();
                             children.remove(victim);
                             children.put(nextId, ZK.track(Child.start(nextId, lines, ConsumerMain.class.getName(),
-                                    ZK.ensemble().connectString(), ZK.namespace(), "jobs", "10")));
+                                    ZK.ensemble().connectString(), ZK.namespace(), "jobs", "4")));
                             nextId++;
                             kills++;
                         } else {
