@@ -26,7 +26,7 @@ import org.apache.zookeeper.ZooKeeper;
  *   <li>F3 {@link #injectClientExpiry}: the client alone believes its session expired.
  *   <li>F4 {@link #dropConnection}: the client's socket closes; the session survives.
  *   <li>F6 {@link #killLeader}; F8 {@link #loseQuorum} and {@link #restore}.
- *   <li>F11 {@link #spuriousSyncConnected}: an event saying "connected" while nothing changed.
+ *   <li>F11 {@link #spuriousSyncConnected}, {@link #spuriousFlap}: connection events while nothing changed.
  * </ul>
  */
 public final class Faults {
@@ -105,7 +105,14 @@ public final class Faults {
     public static long injectClientExpiry(CoordClient client) {
         ZooKeeper zk = zookeeper(client);
         long id = zk.getSessionId();
-        zk.getTestable().injectSessionExpiration();
+        // injectSessionExpiration queues the Expired event *before* it marks the handle closed.
+        // Curator reacts on the event thread by closing the old handle; if that close runs first it
+        // sends closeSession and the server deletes the session after all (seen here). close() is
+        // synchronized on the handle, so holding its monitor makes Curator's close wait until the
+        // handle is marked closed, when close() no longer talks to the server.
+        synchronized (zk) {
+            zk.getTestable().injectSessionExpiration();
+        }
         return id;
     }
 
@@ -123,11 +130,25 @@ public final class Faults {
 
     /**
      * F11: queues a {@code SyncConnected} event (type None) although nothing happened, as a
-     * duplicated or late event would. A correct client changes nothing.
+     * duplicated or late event would. Note that ZooKeeper's own event thread drops a None event
+     * whose state equals the last one it delivered, so on a connected client this one never
+     * reaches a watcher; {@link #spuriousFlap} is the variant that does.
      */
     public static void spuriousSyncConnected(CoordClient client) {
-        zookeeper(client).getTestable().queueEvent(new WatchedEvent(Watcher.Event.EventType.None,
-                Watcher.Event.KeeperState.SyncConnected, null));
+        queue(client, Watcher.Event.KeeperState.SyncConnected);
+    }
+
+    /**
+     * F11: queues {@code Disconnected} then {@code SyncConnected} while the real connection stays
+     * up: Curator reports SUSPENDED then RECONNECTED, the session id does not change.
+     */
+    public static void spuriousFlap(CoordClient client) {
+        queue(client, Watcher.Event.KeeperState.Disconnected);
+        queue(client, Watcher.Event.KeeperState.SyncConnected);
+    }
+
+    private static void queue(CoordClient client, Watcher.Event.KeeperState state) {
+        zookeeper(client).getTestable().queueEvent(new WatchedEvent(Watcher.Event.EventType.None, state, null));
     }
 
     /**
