@@ -247,7 +247,7 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         return false;
     }
 
-    private static <T> T inServerGroup(java.util.concurrent.Callable<T> start) throws Exception {
+    static <T> T inServerGroup(java.util.concurrent.Callable<T> start) throws Exception {
         java.util.concurrent.atomic.AtomicReference<T> result = new java.util.concurrent.atomic.AtomicReference<>();
         java.util.concurrent.atomic.AtomicReference<Exception> failure = new java.util.concurrent.atomic.AtomicReference<>();
         Thread starter = new Thread(SERVER_THREADS, () -> {
