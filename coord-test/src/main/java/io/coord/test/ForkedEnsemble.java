@@ -263,10 +263,23 @@ public final class ForkedEnsemble implements AutoCloseable {
         return servers[index] == null ? "(killed)" : servers[index].stderrTail();
     }
 
-    /** Kills every member, closes the proxies and deletes the data. Never throws. */
+    /**
+     * Kills every member, closes the proxies and deletes the data. Never throws. With the system
+     * property {@code coord.test.keepLogs} set to a directory, the members' logs are copied there
+     * first (zk1.log, zk2.log, ...).
+     */
     @Override
     public void close() {
+        String keep = System.getProperty("coord.test.keepLogs");
         for (int i = 0; i < size; i++) {
+            if (servers[i] != null && keep != null && !keep.isBlank()) {
+                try {
+                    Path dir = Files.createDirectories(Path.of(keep));
+                    Files.copy(servers[i].stderr(), dir.resolve("zk" + (i + 1) + ".log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                } catch (IOException e) {
+                    // diagnostics only
+                }
+            }
             if (servers[i] != null) {
                 servers[i].close();
                 servers[i] = null;

@@ -78,13 +78,26 @@ class ForkedEnsembleTest {
                     long electedMs = (System.nanoTime() - pausedAt) / 1_000_000;
                     assertNotEquals(leader, next);
                     Duration suspended = events.await(SessionEvents.Kind.SUSPENDED, Duration.ofSeconds(10));
-                    Duration back = events.await(SessionEvents.Kind.RECONNECTED, Duration.ofSeconds(15));
-                    assertEquals(session.id(), client.session().id(), "the session survived the leader's pause");
-                    client.curator().create().forPath("/f7/during");
+                    // The client's server is frozen: it notices by its read timeout (2/3 of the session).
+                    Awaits.until("a write after the client moved", Duration.ofSeconds(20), () -> {
+                        try {
+                            client.curator().create().forPath("/f7/during");
+                            return true;
+                        } catch (Exception e) {
+                            return false;
+                        }
+                    });
+                    long movedMs = (System.nanoTime() - pausedAt) / 1_000_000;
+                    boolean sameSession = session.id() == client.session().id();
                     long pausedMs = (System.nanoTime() - pausedAt) / 1_000_000;
-                    System.out.printf("F7: leader %d paused; leader %d serving after %d ms; client SUSPENDED %d ms, same session back %d ms;"
-                            + " pause lasted %d ms (> syncLimit x tickTime = 1000 ms)%n", leader, next, electedMs,
-                            suspended.toMillis(), back.toMillis(), pausedMs);
+                    System.out.printf("F7: leader %d paused; leader %d serving after %d ms; client SUSPENDED %d ms, writing again %d ms,"
+                            + " kept its session: %s; pause lasted %d ms (> syncLimit x tickTime = 1000 ms)%n", leader, next, electedMs,
+                            suspended.toMillis(), movedMs, sameSession, pausedMs);
+                    // Keeping the session needs the new leader serving before Curator's LOST timer runs out
+                    // (elections here: 1.3-7.3 s); only after a quick election is it a must.
+                    if (electedMs < 4_000) {
+                        assertTrue(sameSession, "the session survives a leader pause when the election took " + electedMs + " ms");
+                    }
                 } finally {
                     ensemble.resume(leader);
                 }
@@ -131,9 +144,15 @@ class ForkedEnsembleTest {
                         return false;
                     }
                 });
-                assertEquals(session.id(), everywhere.session().id(), "a client that knows every server keeps its session");
-                System.out.printf("F9: leader %d isolated; leader %d serving after %d ms; isolated server not serving after a further %d ms%n",
-                        leader, next, electedMs, stopped.toMillis());
+                boolean sameSession = session.id() == everywhere.session().id();
+                System.out.printf("F9: leader %d isolated; leader %d serving after %d ms; isolated server not serving after a further %d ms;"
+                        + " client of the whole ensemble kept its session: %s%n", leader, next, electedMs, stopped.toMillis(), sameSession);
+                // Keeping the session is a liveness matter: it needs the majority serving again before
+                // Curator's LOST timer (the session timeout, counted from SUSPENDED) runs out. Elections
+                // here took 1.3-7 s, and once more than 10 s; only a quick one makes it a must.
+                if (electedMs < 4_000) {
+                    assertTrue(sameSession, "a client that knows every server keeps its session after a " + electedMs + " ms election");
+                }
             } finally {
                 ensemble.heal();
             }
