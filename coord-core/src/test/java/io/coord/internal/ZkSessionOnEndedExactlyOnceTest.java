@@ -10,22 +10,18 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
- * coord-core bug found while building coord-test (not fixed here, by the brief's rule):
- * {@link ZkSession#addListener} adds the listener, then reads the state and, if terminal, calls
+ * Regression (found while building coord-test): {@link ZkSession#addListener} adds the listener, then reads the state and, if terminal, calls
  * {@code onEnded} itself. If {@code moveTo(EXPIRED)} runs between the two steps, its
  * {@code listeners.forEach} already includes the new listener, so {@code onEnded} is delivered
  * twice — against {@link SessionListener}'s "onEnded is the last call, exactly once" — and the
  * second call bypasses the registration's sequential executor.
- *
- * <p>Lives in io.coord.internal (test sources of coord-test) to reach the package-private
- * constructor and {@code moveTo}; races many adds against the end of many sessions.
+ * Fixed by making "add, or deliver the final event to a late listener" one step with the
+ * move to a terminal state. Races many adds against the end of many sessions.
  */
-@Disabled("coord-core bug: ZkSession.addListener can deliver onEnded twice when the session ends concurrently")
-class ZkSessionListenerAddedWhileEndingGetsOnEndedTwiceTest {
+class ZkSessionOnEndedExactlyOnceTest {
     @Test
     void everyListenerGetsOnEndedExactlyOnceEvenWhenAddedWhileTheSessionEnds() throws InterruptedException {
         Executor direct = Runnable::run;
