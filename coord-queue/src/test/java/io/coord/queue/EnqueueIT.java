@@ -17,12 +17,18 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
+import io.coord.test.ZooKeeperExtension;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Producers: idempotent enqueue, atomic batches, and bad input refused before anything is written. */
 class EnqueueIT {
     @RegisterExtension
-    static final QueueServer ZK = QueueServer.single();
+    @Order(1)
+    static final ZooKeeperExtension ZOOKEEPER = ZooKeeperExtension.single();
+    @RegisterExtension
+    @Order(2)
+    static final QueueServer ZK = QueueServer.on(ZOOKEEPER);
 
     /** A payload Jackson cannot serialize (a self-reference). */
     static final class Loop {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
+import io.coord.test.ChildJvm;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,13 +15,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import io.coord.test.ZooKeeperExtension;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -32,7 +33,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("fault")
 class QueueFaultIT {
     @RegisterExtension
-    static final QueueServer ZK = QueueServer.single();
+    @Order(1)
+    static final ZooKeeperExtension ZOOKEEPER = ZooKeeperExtension.single();
+    @RegisterExtension
+    @Order(2)
+    static final QueueServer ZK = QueueServer.on(ZOOKEEPER);
 
     private static final int TASKS = 2000;
     private static final int CONSUMERS = 4;
@@ -59,8 +64,7 @@ class QueueFaultIT {
         }
         assertEquals(TASKS, ids.size());
 
-        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Map<Integer, Child> children = new HashMap<>();
+        Map<Integer, ChildJvm> children = new HashMap<>();
         Map<Integer, String> lastLine = new HashMap<>();
         Map<Integer, Session> sessions = new HashMap<>();
         Map<String, Integer> starts = new TreeMap<>();
@@ -71,9 +75,7 @@ class QueueFaultIT {
         int expiries = 0;
         try {
             for (int i = 0; i < CONSUMERS; i++) {
-                children.put(nextId, ZK.track(Child.start(nextId, lines, ConsumerMain.class.getName(),
-                        ZK.ensemble().connectString(), ZK.namespace(), "jobs", "4")));
-                nextId++;
+                children.put(nextId++, consumer("4"));
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
             int applied = 0;
@@ -81,10 +83,27 @@ class QueueFaultIT {
             while (true) {
                 assertTrue(System.nanoTime() < deadline, "not done within 150 s: " + remaining(curator) + " tasks left, "
                         + dones.size() + " reported done, faults applied " + applied);
-                String line = lines.poll(100, TimeUnit.MILLISECONDS);
+                String line = null;
+                int child = -1;
+                for (Map.Entry<Integer, ChildJvm> c : children.entrySet()) {
+                    Optional<String> l = c.getValue().readLine(Duration.ZERO);
+                    if (l.isPresent()) {
+                        line = c.getKey() + " " + l.get();
+                        child = c.getKey();
+                        break;
+                    }
+                }
+                if (line == null) {
+                    // nothing pending anywhere: wait a little on one child (bounded), then look again
+                    Map.Entry<Integer, ChildJvm> any = children.entrySet().iterator().next();
+                    Optional<String> l = any.getValue().readLine(Duration.ofMillis(5));
+                    if (l.isPresent()) {
+                        line = any.getKey() + " " + l.get();
+                        child = any.getKey();
+                    }
+                }
                 if (line != null) {
                     String[] f = line.split(" ");
-                    int child = Integer.parseInt(f[0]);
                     lastLine.put(child, f[1]);
                     switch (f[1]) {
                         case "SESSION" -> sessions.put(child, new Session(Long.parseUnsignedLong(f[2], 16),
@@ -102,11 +121,8 @@ class QueueFaultIT {
                     if (!busy.isEmpty()) {
                         int victim = busy.get(random.nextInt(busy.size()));
                         if (FAULTS.charAt(applied) == 'K') {
-                            children.get(victim).kill9();
-                            children.remove(victim);
-                            children.put(nextId, ZK.track(Child.start(nextId, lines, ConsumerMain.class.getName(),
-                                    ZK.ensemble().connectString(), ZK.namespace(), "jobs", "4")));
-                            nextId++;
+                            children.remove(victim).kill9();
+                            children.put(nextId++, consumer("4"));
                             kills++;
                         } else {
                             Session s = sessions.get(victim);
@@ -126,9 +142,7 @@ class QueueFaultIT {
             }
             assertEquals(FAULTS.length(), applied, "every scheduled fault was applied");
         } finally {
-            for (Child c : children.values()) {
-                c.close();
-            }
+            children.values().forEach(ChildJvm::close);
         }
 
         // Exactly once: one record per task, none missing, none extra.
@@ -157,12 +171,10 @@ class QueueFaultIT {
         curator.create().creatingParentsIfNeeded().forPath("/records");
         TaskQueue<Job> queue = ZK.queue(client, "jobs", Job.class, QueueOptions.defaults());
         TaskId id = queue.enqueue(new Job("slow", 0));
-        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Child stale = ZK.track(Child.start(0, lines, ConsumerMain.class.getName(), ZK.ensemble().connectString(),
-                ZK.namespace(), "jobs", "4000"));
-        String started = awaitLine(lines, "START", Duration.ofSeconds(30));
+        ChildJvm stale = consumer("4000");
+        String started = awaitLine(stale, "START", Duration.ofSeconds(30));
         assertTrue(started.contains(id.name()), started);
-        long staleToken = Long.parseLong(started.split(" ")[3]);
+        long staleToken = Long.parseLong(started.split(" ")[2]);
         stale.pause();
         try {
             // Its session (2 s) expires on the server while it is stopped; its claim node goes with it.
@@ -175,7 +187,7 @@ class QueueFaultIT {
         } finally {
             stale.resume();
         }
-        String outcome = awaitLine(lines, "LOST", Duration.ofSeconds(30));
+        String outcome = awaitLine(stale, "LOST", Duration.ofSeconds(30));
         assertTrue(outcome.contains(id.name()), "the stale consumer's completion was refused: " + outcome);
         List<String> records = curator.getChildren().forPath("/records");
         assertEquals(1, records.size(), "exactly one completion record: " + records);
@@ -183,15 +195,20 @@ class QueueFaultIT {
         assertTrue(queue.deadLetters().isEmpty());
     }
 
-    private static String awaitLine(BlockingQueue<String> lines, String kind, Duration budget) throws InterruptedException {
+    /** A consumer in a child JVM (see {@link ConsumerMain}), closed after the test. */
+    private static ChildJvm consumer(String workMs) {
+        return ZK.track(ChildJvm.start(ConsumerMain.class.getName(), ZK.ensemble().connectString(), ZK.namespace(), "jobs", workMs));
+    }
+
+    private static String awaitLine(ChildJvm child, String kind, Duration budget) {
         long deadline = System.nanoTime() + budget.toNanos();
         while (System.nanoTime() < deadline) {
-            String line = lines.poll(100, TimeUnit.MILLISECONDS);
-            if (line != null && line.split(" ")[1].equals(kind)) {
-                return line;
+            Optional<String> line = child.readLine(Duration.ofMillis(100));
+            if (line.isPresent() && line.get().startsWith(kind + " ")) {
+                return line.get();
             }
         }
-        throw new AssertionError("no " + kind + " line within " + budget);
+        throw new AssertionError("no " + kind + " line from " + child + " within " + budget + child.stderrTail());
     }
 
     private static int remaining(CuratorFramework curator) {

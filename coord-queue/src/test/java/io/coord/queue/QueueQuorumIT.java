@@ -18,13 +18,19 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import io.coord.test.ZooKeeperExtension;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A 3-node ensemble loses its leader while producers and consumers run: nothing is lost or done twice. */
 @Tag("fault")
 class QueueQuorumIT {
     @RegisterExtension
-    static final QueueServer ZK = QueueServer.quorum();
+    @Order(1)
+    static final ZooKeeperExtension ZOOKEEPER = ZooKeeperExtension.quorum();
+    @RegisterExtension
+    @Order(2)
+    static final QueueServer ZK = QueueServer.on(ZOOKEEPER);
 
     private static final int TASKS = 600;
 

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import io.coord.test.ZooKeeperExtension;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -20,7 +22,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("fault")
 class QueueScaleIT {
     @RegisterExtension
-    static final QueueServer ZK = QueueServer.single();
+    @Order(1)
+    static final ZooKeeperExtension ZOOKEEPER = ZooKeeperExtension.single();
+    @RegisterExtension
+    @Order(2)
+    static final QueueServer ZK = QueueServer.on(ZOOKEEPER);
 
     @Test
     void aQueueAtTheDefaultCapOfTenThousandStillServesInOrderAndRefusesOneMore() throws Exception {

@@ -3,62 +3,35 @@ package io.coord.queue;
 import io.coord.CoordClient;
 import io.coord.CoordSettings;
 import io.coord.test.EmbeddedEnsemble;
+import io.coord.test.Faults;
+import io.coord.test.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
-import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A real ZooKeeper (one server, or a quorum of three) for this module's tests: each test gets its
- * own namespace, and every client, queue and worker a test makes through this fixture is closed
- * after it, also on failure. A private stand-in for coord-test's ZooKeeperExtension/Faults.
+ * This module's test companion to coord-test's {@link ZooKeeperExtension} (register that one
+ * first, with {@code @Order(1)}): makes clients through it, and closes every queue, worker and
+ * child process a test makes here before the extension closes the clients and checks for leaks.
  */
-final class QueueServer implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
-    private static final AtomicInteger NAMESPACES = new AtomicInteger();
-
-    private final EmbeddedEnsemble.Options options;
+final class QueueServer implements AfterEachCallback {
+    private final ZooKeeperExtension zookeeper;
     private final List<AutoCloseable> resources = new ArrayList<>();
-    private EmbeddedEnsemble ensemble;
-    private String namespace;
 
-    private QueueServer(EmbeddedEnsemble.Options options) {
-        this.options = options;
+    private QueueServer(ZooKeeperExtension zookeeper) {
+        this.zookeeper = zookeeper;
     }
 
-    static QueueServer single() {
-        return new QueueServer(EmbeddedEnsemble.Options.single());
-    }
-
-    static QueueServer quorum() {
-        return new QueueServer(EmbeddedEnsemble.Options.quorum());
-    }
-
-    @Override
-    public void beforeAll(ExtensionContext context) {
-        ensemble = EmbeddedEnsemble.start(options);
-    }
-
-    @Override
-    public void afterAll(ExtensionContext context) {
-        if (ensemble != null) {
-            ensemble.close();
-        }
-    }
-
-    @Override
-    public void beforeEach(ExtensionContext context) {
-        namespace = "qt" + NAMESPACES.incrementAndGet();
+    static QueueServer on(ZooKeeperExtension zookeeper) {
+        return new QueueServer(zookeeper);
     }
 
     @Override
@@ -76,35 +49,26 @@ final class QueueServer implements BeforeAllCallback, AfterAllCallback, BeforeEa
                 first = first == null ? e : first;
             }
         }
-        for (int i = 0; i < ensemble.size(); i++) {
-            if (!ensemble.isRunning(i)) {
-                ensemble.restart(i);
-            }
-        }
         if (first != null) {
             throw first;
         }
     }
 
     EmbeddedEnsemble ensemble() {
-        return ensemble;
+        return zookeeper.ensemble();
     }
 
     String namespace() {
-        return namespace;
+        return zookeeper.namespace();
     }
 
-    CoordSettings.Builder settings() {
-        return CoordSettings.builder().connectString(ensemble.connectString()).namespace(namespace)
-                .sessionTimeout(Duration.ofSeconds(4)).connectionTimeout(Duration.ofSeconds(15));
+    /** A client on this test's namespace (4 s sessions); closed after the test. */
+    CoordClient client() {
+        return zookeeper.newClient();
     }
 
-    CoordClient client() throws InterruptedException {
-        return client(b -> b);
-    }
-
-    CoordClient client(UnaryOperator<CoordSettings.Builder> customize) throws InterruptedException {
-        return track(CoordClient.connect(customize.apply(settings().build().toBuilder()).build()));
+    CoordClient client(UnaryOperator<CoordSettings.Builder> customize) {
+        return zookeeper.newClient(customize);
     }
 
     <T> TaskQueue<T> queue(CoordClient client, String name, Class<T> type, QueueOptions options) {
@@ -119,23 +83,16 @@ final class QueueServer implements BeforeAllCallback, AfterAllCallback, BeforeEa
     }
 
     /** Polls {@code condition} until it holds or {@code budget} runs out; fails naming {@code what}. */
-    static void await(String what, Duration budget, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + budget.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not true within " + budget + ": " + what);
-            }
-            Thread.sleep(10);
-        }
+    static void await(String what, Duration budget, BooleanSupplier condition) {
+        io.coord.test.Awaits.until(what, budget, condition);
     }
 
-    /** F2: ends {@code client}'s session on the server (a second handle joins it and closes it). */
-    static void expireSession(CoordClient client) throws Exception {
-        ZooKeeper zk = client.curator().getZookeeperClient().getZooKeeper();
-        expireSession(client.curator().getZookeeperClient().getCurrentConnectionString(), zk.getSessionId(),
-                zk.getSessionPasswd(), zk.getSessionTimeout());
+    /** F2: ends {@code client}'s session on the server. */
+    void expireSession(CoordClient client) {
+        Faults.expireSession(client, ensemble());
     }
 
+    /** F2 for a session held by another process (a child JVM), given its id and password. */
     static void expireSession(String connect, long sessionId, byte[] password, int timeoutMs) throws Exception {
         CountDownLatch connected = new CountDownLatch(1);
         ZooKeeper twin = new ZooKeeper(connect, timeoutMs, e -> {

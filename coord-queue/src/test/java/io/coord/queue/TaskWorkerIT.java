@@ -15,12 +15,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import io.coord.test.ZooKeeperExtension;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The worker runner: concurrency, ending claims from the handler's outcome, graceful shutdown; and the metrics. */
 class TaskWorkerIT {
     @RegisterExtension
-    static final QueueServer ZK = QueueServer.single();
+    @Order(1)
+    static final ZooKeeperExtension ZOOKEEPER = ZooKeeperExtension.single();
+    @RegisterExtension
+    @Order(2)
+    static final QueueServer ZK = QueueServer.on(ZOOKEEPER);
 
     private static final Duration WAIT = Duration.ofSeconds(10);
 

@@ -16,12 +16,18 @@ import java.util.Optional;
 import java.util.stream.IntStream;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
+import io.coord.test.ZooKeeperExtension;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The queue's guarantees on one real ZooKeeper server, one invariant per test. */
 class ZkTaskQueueIT {
     @RegisterExtension
-    static final QueueServer ZK = QueueServer.single();
+    @Order(1)
+    static final ZooKeeperExtension ZOOKEEPER = ZooKeeperExtension.single();
+    @RegisterExtension
+    @Order(2)
+    static final QueueServer ZK = QueueServer.on(ZOOKEEPER);
 
     private static final Duration WAIT = Duration.ofSeconds(5);
 
@@ -228,7 +234,7 @@ class ZkTaskQueueIT {
         TaskQueue<Job> b = queue(ZK.client());
         a.enqueue(new Job("orphan", 0));
         TaskClaim<Job> held = claim(a);
-        QueueServer.expireSession(victim);
+        ZK.expireSession(victim);
         TaskClaim<Job> taken = claim(b);
         assertEquals(held.id(), taken.id());
         assertEquals(0, taken.attempts(), "a consumer's death is not a failed attempt");
@@ -245,7 +251,7 @@ class ZkTaskQueueIT {
         TaskQueue<Job> b = queue(other);
         a.enqueue(new Job("contested", 0));
         TaskClaim<Job> old = claim(a);
-        QueueServer.expireSession(stale); // the stale consumer was "paused" past its session
+        ZK.expireSession(stale); // the stale consumer was "paused" past its session
         TaskClaim<Job> fresh = claim(b);
         assertTrue(fresh.token().isNewerThan(old.token()));
         ClaimLostException lost = assertThrows(ClaimLostException.class, old::complete);
