@@ -3,6 +3,7 @@ package io.coord.queue;
 import io.coord.ConflictException;
 import io.coord.CoordException;
 import io.coord.CoordPath;
+import io.coord.CoordTimeoutException;
 import io.coord.NoParentException;
 import io.coord.internal.Payloads;
 import io.coord.internal.SequentialNodes;
@@ -16,6 +17,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -187,7 +190,7 @@ final class QueueAdmin<T> {
         List<String> names = sortedChildren(dir);
         Read[] reads = new Read[names.size()];
         RuntimeException[] failure = new RuntimeException[1];
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(names.size());
+        CountDownLatch done = new CountDownLatch(names.size());
         for (int i = 0; i < names.size(); i++) {
             int at = i;
             String name = names.get(i);
@@ -213,8 +216,8 @@ final class QueueAdmin<T> {
         }
         try {
             java.time.Duration budget = zk.client().settings().requestTimeout();
-            if (!done.await(budget.toMillis() + names.size(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                throw new io.coord.CoordTimeoutException("reading the " + names.size() + " nodes of " + dir + " did not finish in time");
+            if (!done.await(budget.toMillis() + names.size(), TimeUnit.MILLISECONDS)) {
+                throw new CoordTimeoutException("reading the " + names.size() + " nodes of " + dir + " did not finish in time");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

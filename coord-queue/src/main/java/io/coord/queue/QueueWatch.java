@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,7 +46,7 @@ final class QueueWatch implements AutoCloseable {
     private final PersistentWatcher watcher;
     private final CountDownLatch firstSync = new CountDownLatch(1);
     private final AtomicInteger syncReads = new AtomicInteger();
-    private final Set<String> corrupt = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> corrupt = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     QueueWatch(CuratorFramework curator, QueueLayout layout, TaskCodec<?> codec, TaskIndex index) {

@@ -8,8 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A consumer's view of one queue, fed by {@link QueueWatch}: per task what ordering needs (lane,
@@ -18,7 +17,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * tasks it just finished (until the watch sees them deleted), tasks to pass over until they change,
  * and its own claim nodes (which do not count as other consumers).
  *
- * <p>Thread-safe; waiters for a change use {@link #awaitChange}.
+ * <p>Thread-safe (every method holds this object's monitor, briefly); waiters for a change use
+ * {@link #awaitChange}.
  */
 final class TaskIndex {
     /** Spread at most over this many ready tasks (see {@link ClaimRule#spread}). */
@@ -31,8 +31,6 @@ final class TaskIndex {
     record Cached(byte[] data, int version) {
     }
 
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
     private final Map<String, ClaimRule.Entry> byName = new HashMap<>();
     private final TreeSet<ClaimRule.Entry> ordered = new TreeSet<>(ClaimRule.ORDER);
     private final Map<String, Cached> data = new HashMap<>();
@@ -48,308 +46,196 @@ final class TaskIndex {
     // --- fed by the watch ---
 
     /** A read of task {@code name} (by the watch or by a claim attempt) found this. */
-    void taskRead(String name, TaskRecord record, int version, byte[] bytes) {
-        lock.lock();
-        try {
-            if (finishedHere.contains(name)) {
-                return; // a read that started before we completed it
-            }
-            ClaimRule.Entry old = byName.get(name);
-            if (old != null && old.version() > version) {
-                return; // older than what we know
-            }
-            removeEntry(name);
-            ClaimRule.Entry entry = new ClaimRule.Entry(name, SequentialNodes.sequence(name), record.lane(),
-                    record.notBeforeMillis(), version);
-            byName.put(name, entry);
-            ordered.add(entry);
-            if (bytes != null && bytes.length <= MAX_CACHED_BYTES) {
-                data.put(name, new Cached(bytes, version));
-            }
-            Integer at = passOverAt.get(name);
-            if (at != null && at != version) {
-                passOverAt.remove(name);
-            }
-            signal();
-        } finally {
-            lock.unlock();
+    synchronized void taskRead(String name, TaskRecord record, int version, byte[] bytes) {
+        if (finishedHere.contains(name)) {
+            return; // a read that started before we completed it
         }
+        ClaimRule.Entry old = byName.get(name);
+        if (old != null && old.version() > version) {
+            return; // older than what we know
+        }
+        removeEntry(name);
+        ClaimRule.Entry entry = new ClaimRule.Entry(name, SequentialNodes.sequence(name), record.lane(),
+                record.notBeforeMillis(), version);
+        byName.put(name, entry);
+        ordered.add(entry);
+        if (bytes != null && bytes.length <= MAX_CACHED_BYTES) {
+            data.put(name, new Cached(bytes, version));
+        }
+        Integer at = passOverAt.get(name);
+        if (at != null && at != version) {
+            passOverAt.remove(name);
+        }
+        signal();
     }
 
     /** Task {@code name} is gone (deleted, or a read found no node). */
-    void taskGone(String name) {
-        lock.lock();
-        try {
-            removeEntry(name);
-            finishedHere.remove(name);
-            signal();
-        } finally {
-            lock.unlock();
-        }
+    synchronized void taskGone(String name) {
+        removeEntry(name);
+        finishedHere.remove(name);
+        signal();
     }
 
     /** The task changed while a claim holds it: its bytes are stale; it is read again when the claim ends. */
-    void taskChangedWhileClaimed(String name) {
-        lock.lock();
-        try {
-            data.remove(name);
-        } finally {
-            lock.unlock();
-        }
+    synchronized void taskChangedWhileClaimed(String name) {
+        data.remove(name);
     }
 
     /** After a reconnect: exactly {@code names} exist. */
-    void tasksAre(Set<String> names) {
-        lock.lock();
-        try {
-            for (String name : Set.copyOf(byName.keySet())) {
-                if (!names.contains(name)) {
-                    removeEntry(name);
-                }
+    synchronized void tasksAre(Set<String> names) {
+        for (String name : Set.copyOf(byName.keySet())) {
+            if (!names.contains(name)) {
+                removeEntry(name);
             }
-            finishedHere.retainAll(names);
-            signal();
-        } finally {
-            lock.unlock();
         }
+        finishedHere.retainAll(names);
+        signal();
     }
 
-    boolean hasLiveClaim(String task) {
-        lock.lock();
-        try {
-            return claimsByTask.containsKey(task);
-        } finally {
-            lock.unlock();
-        }
+    synchronized boolean hasLiveClaim(String task) {
+        return claimsByTask.containsKey(task);
     }
 
-    boolean knows(String task) {
-        lock.lock();
-        try {
-            return byName.containsKey(task);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    void claimCreated(String claimName) {
+    synchronized void claimCreated(String claimName) {
         String task = QueueLayout.taskOfClaim(claimName);
         if (task == null) {
             return;
         }
-        lock.lock();
-        try {
-            if (claimsByTask.computeIfAbsent(task, t -> new HashSet<>()).add(claimName)) {
-                liveClaims++;
-            }
-            data.remove(task); // the claim rewrote the task
-            signal();
-        } finally {
-            lock.unlock();
+        if (claimsByTask.computeIfAbsent(task, t -> new HashSet<>()).add(claimName)) {
+            liveClaims++;
         }
+        data.remove(task); // the claim rewrote the task
+        signal();
     }
 
     /** A claim node went away; returns whether its task should be read again (it still exists, no other claim). */
-    boolean claimDeleted(String claimName) {
+    synchronized boolean claimDeleted(String claimName) {
         String task = QueueLayout.taskOfClaim(claimName);
         if (task == null) {
             return false;
         }
-        lock.lock();
-        try {
-            mine.remove(claimName);
-            Set<String> claims = claimsByTask.get(task);
-            if (claims != null && claims.remove(claimName)) {
-                liveClaims--;
-                if (claims.isEmpty()) {
-                    claimsByTask.remove(task);
-                }
+        mine.remove(claimName);
+        Set<String> claims = claimsByTask.get(task);
+        if (claims != null && claims.remove(claimName)) {
+            liveClaims--;
+            if (claims.isEmpty()) {
+                claimsByTask.remove(task);
             }
-            passOverAt.remove(task); // its holder is gone: worth a look again
-            signal();
-            return byName.containsKey(task) && !claimsByTask.containsKey(task);
-        } finally {
-            lock.unlock();
         }
+        passOverAt.remove(task); // its holder is gone: worth a look again
+        signal();
+        return byName.containsKey(task) && !claimsByTask.containsKey(task);
     }
 
     /** After a reconnect: exactly {@code names} are the live claims. */
-    void claimsAre(Set<String> names) {
-        lock.lock();
-        try {
-            claimsByTask.clear();
-            liveClaims = 0;
-            for (String claim : names) {
-                String task = QueueLayout.taskOfClaim(claim);
-                if (task != null && claimsByTask.computeIfAbsent(task, t -> new HashSet<>()).add(claim)) {
-                    liveClaims++;
-                }
+    synchronized void claimsAre(Set<String> names) {
+        claimsByTask.clear();
+        liveClaims = 0;
+        for (String claim : names) {
+            String task = QueueLayout.taskOfClaim(claim);
+            if (task != null && claimsByTask.computeIfAbsent(task, t -> new HashSet<>()).add(claim)) {
+                liveClaims++;
             }
-            mine.retainAll(names);
-            signal();
-        } finally {
-            lock.unlock();
         }
+        mine.retainAll(names);
+        signal();
     }
 
     // --- used by claimers ---
 
     /** The next tasks to try, best first, and when to look again if there is none. */
-    ClaimRule.Choice choose(long nowMillis, int rotation) {
-        lock.lock();
-        try {
-            int ownLive = 0;
-            for (String claim : mine) {
-                String task = QueueLayout.taskOfClaim(claim);
-                Set<String> live = task == null ? null : claimsByTask.get(task);
-                if (live != null && live.contains(claim)) {
-                    ownLive++;
-                }
+    synchronized ClaimRule.Choice choose(long nowMillis, int rotation) {
+        int ownLive = 0;
+        for (String claim : mine) {
+            String task = QueueLayout.taskOfClaim(claim);
+            Set<String> live = task == null ? null : claimsByTask.get(task);
+            if (live != null && live.contains(claim)) {
+                ownLive++;
             }
-            int limit = ClaimRule.spread(liveClaims - ownLive, MAX_SPREAD);
-            ClaimRule.Choice choice = ClaimRule.choose(ordered, nowMillis, limit,
-                    e -> held.contains(e.name()) || claimsByTask.containsKey(e.name())
-                            || Integer.valueOf(e.version()).equals(passOverAt.get(e.name())));
-            return new ClaimRule.Choice(ClaimRule.rotate(choice.candidates(), rotation), choice.nextReadyMillis());
-        } finally {
-            lock.unlock();
         }
+        int limit = ClaimRule.spread(liveClaims - ownLive, MAX_SPREAD);
+        ClaimRule.Choice choice = ClaimRule.choose(ordered, nowMillis, limit,
+                e -> held.contains(e.name()) || claimsByTask.containsKey(e.name())
+                        || Integer.valueOf(e.version()).equals(passOverAt.get(e.name())));
+        return new ClaimRule.Choice(ClaimRule.rotate(choice.candidates(), rotation), choice.nextReadyMillis());
     }
 
     /** The task's bytes at the version the index knows, or null if not kept. */
-    Cached cached(String name) {
-        lock.lock();
-        try {
-            ClaimRule.Entry e = byName.get(name);
-            Cached c = data.get(name);
-            return e != null && c != null && c.version() == e.version() ? c : null;
-        } finally {
-            lock.unlock();
-        }
+    synchronized Cached cached(String name) {
+        ClaimRule.Entry e = byName.get(name);
+        Cached c = data.get(name);
+        return e != null && c != null && c.version() == e.version() ? c : null;
     }
 
-    boolean claimLive(String claimName) {
+    synchronized boolean claimLive(String claimName) {
         String task = QueueLayout.taskOfClaim(claimName);
-        lock.lock();
-        try {
-            Set<String> live = task == null ? null : claimsByTask.get(task);
-            return live != null && live.contains(claimName);
-        } finally {
-            lock.unlock();
-        }
+        Set<String> live = task == null ? null : claimsByTask.get(task);
+        return live != null && live.contains(claimName);
     }
 
     /** Marks {@code task} as being tried or held here; false if it already is. */
-    boolean hold(String task) {
-        lock.lock();
-        try {
-            return held.add(task);
-        } finally {
-            lock.unlock();
-        }
+    synchronized boolean hold(String task) {
+        return held.add(task);
     }
 
-    void unhold(String task) {
-        lock.lock();
-        try {
-            held.remove(task);
-            signal();
-        } finally {
-            lock.unlock();
-        }
+    synchronized void unhold(String task) {
+        held.remove(task);
+        signal();
     }
 
     /** A claim node this process made (so it does not count as another consumer's). */
-    void claimedHere(String claimName) {
-        lock.lock();
-        try {
-            mine.add(claimName);
-        } finally {
-            lock.unlock();
-        }
+    synchronized void claimedHere(String claimName) {
+        mine.add(claimName);
     }
 
     /** A claim node this process tried to make but did not. */
-    void notClaimedHere(String claimName) {
-        lock.lock();
-        try {
-            mine.remove(claimName);
-        } finally {
-            lock.unlock();
-        }
+    synchronized void notClaimedHere(String claimName) {
+        mine.remove(claimName);
     }
 
     /** Pass over {@code task} until its version moves past {@code version} or its claim goes away. */
-    void passOver(String task, int version) {
-        lock.lock();
-        try {
-            passOverAt.put(task, version);
-        } finally {
-            lock.unlock();
-        }
+    synchronized void passOver(String task, int version) {
+        passOverAt.put(task, version);
     }
 
     /** This process completed or dead-lettered {@code task}: forget it now, before the watch says so. */
-    void finishedHere(String task) {
-        lock.lock();
-        try {
-            finishedHere.add(task);
-            if (finishedHere.size() > MAX_TOMBSTONES) {
-                // Normally the delete event clears each one; a tombstone left behind only costs a
-                // wasted read, so the oldest go first.
-                Iterator<String> it = finishedHere.iterator();
-                it.next();
-                it.remove();
-            }
-            removeEntry(task);
-            held.remove(task);
-            signal();
-        } finally {
-            lock.unlock();
+    synchronized void finishedHere(String task) {
+        finishedHere.add(task);
+        if (finishedHere.size() > MAX_TOMBSTONES) {
+            // Normally the delete event clears each one; a tombstone left behind only costs a
+            // wasted read, so the oldest go first.
+            Iterator<String> it = finishedHere.iterator();
+            it.next();
+            it.remove();
         }
+        removeEntry(task);
+        held.remove(task);
+        signal();
     }
 
     /** Tasks known (pending and processing). */
-    int depth() {
-        lock.lock();
-        try {
-            return byName.size();
-        } finally {
-            lock.unlock();
-        }
+    synchronized int depth() {
+        return byName.size();
     }
 
-    long changes() {
-        lock.lock();
-        try {
-            return changes;
-        } finally {
-            lock.unlock();
-        }
+    synchronized long changes() {
+        return changes;
     }
 
     /** Waits up to {@code nanos} for any change after {@code seen}; returns whether one came. */
-    boolean awaitChange(long seen, long nanos) throws InterruptedException {
-        lock.lock();
-        try {
-            long left = nanos;
-            while (changes == seen && left > 0) {
-                left = changed.awaitNanos(left);
-            }
-            return changes != seen;
-        } finally {
-            lock.unlock();
+    synchronized boolean awaitChange(long seen, long nanos) throws InterruptedException {
+        long deadline = System.nanoTime() + nanos;
+        long left = nanos;
+        while (changes == seen && left > 0) {
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+            left = deadline - System.nanoTime();
         }
+        return changes != seen;
     }
 
     /** Wakes every waiter (shutdown, close). */
-    void wakeAll() {
-        lock.lock();
-        try {
-            signal();
-        } finally {
-            lock.unlock();
-        }
+    synchronized void wakeAll() {
+        signal();
     }
 
     private void removeEntry(String name) {
@@ -363,6 +249,6 @@ final class TaskIndex {
 
     private void signal() {
         changes++;
-        changed.signalAll();
+        notifyAll();
     }
 }

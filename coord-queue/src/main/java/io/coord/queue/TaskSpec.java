@@ -1,7 +1,7 @@
 package io.coord.queue;
 
-import io.coord.CoordPath;
 import io.coord.CoordException;
+import io.coord.CoordPath;
 import java.time.Instant;
 
 /**

@@ -2,21 +2,18 @@ package io.coord.queue;
 
 import io.coord.CoordException;
 import io.coord.CoordPath;
-import io.coord.CoordSession;
-import io.coord.FencingToken;
 import io.coord.LeaseListener;
 import io.coord.LeaseState;
 import io.coord.LockLostException;
-import io.coord.Registration;
 import io.coord.internal.NodeLease;
 import io.coord.internal.Zk;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.KeeperException;
@@ -35,12 +32,11 @@ import org.slf4j.LoggerFactory;
  * task is already settled, and a claim node whose task is gone means nothing. A consumer dying in
  * between leaves nothing behind either: the node is ephemeral.
  */
-final class ZkTaskClaim<T> implements TaskClaim<T> {
+final class ZkTaskClaim<T> extends LeaseDelegate implements TaskClaim<T> {
     private static final Logger LOG = LoggerFactory.getLogger(ZkTaskClaim.class);
 
     private final ZkTaskQueue<T> queue;
     private final Zk zk;
-    private final NodeLease lease;
     private final TaskId id;
     private final TaskRecord record;
     private final int version;
@@ -50,13 +46,13 @@ final class ZkTaskClaim<T> implements TaskClaim<T> {
     private volatile boolean lostAtEnd;
     private volatile T payload;
     /** Set by a worker: a completion may take the worker's next task in the same transaction and hand it here. */
-    private volatile java.util.function.Consumer<ZkTaskClaim<T>> nextTask;
-    private volatile java.util.function.BooleanSupplier nextWanted = () -> false;
+    private volatile Consumer<ZkTaskClaim<T>> nextTask;
+    private volatile BooleanSupplier nextWanted = () -> false;
 
     ZkTaskClaim(ZkTaskQueue<T> queue, NodeLease lease, TaskId id, TaskRecord record, int version) {
+        super(lease);
         this.queue = queue;
         this.zk = queue.zk;
-        this.lease = lease;
         this.id = id;
         this.record = record;
         this.version = version;
@@ -80,7 +76,7 @@ final class ZkTaskClaim<T> implements TaskClaim<T> {
      * instead of two per task) and hand it to {@code sink}, while {@code wanted} says the worker
      * still takes tasks.
      */
-    void takeNextInto(java.util.function.BooleanSupplier wanted, java.util.function.Consumer<ZkTaskClaim<T>> sink) {
+    void takeNextInto(BooleanSupplier wanted, Consumer<ZkTaskClaim<T>> sink) {
         this.nextWanted = wanted;
         this.nextTask = sink;
     }
@@ -138,7 +134,7 @@ final class ZkTaskClaim<T> implements TaskClaim<T> {
                     .forPath(taskPath().value())));
             all.add(Txn.op(zk, keyPath(), () -> zk.curator().transactionOp().delete().forPath(keyPath().value())));
             all.addAll(ops);
-            java.util.function.Consumer<ZkTaskClaim<T>> sink = nextTask;
+            Consumer<ZkTaskClaim<T>> sink = nextTask;
             Claimer.Prepared next = sink == null || !nextWanted.getAsBoolean() ? null : queue.claimer().prepareNext();
             if (next == null) {
                 end("complete", all, 2);
@@ -259,7 +255,7 @@ final class ZkTaskClaim<T> implements TaskClaim<T> {
      * outcome is the plain completion's (see {@link #end}); after a lost reply the next claim is
      * adopted only if it did commit.
      */
-    private void endAndClaim(List<CuratorOp> all, Claimer.Prepared next, java.util.function.Consumer<ZkTaskClaim<T>> sink) {
+    private void endAndClaim(List<CuratorOp> all, Claimer.Prepared next, Consumer<ZkTaskClaim<T>> sink) {
         List<CuratorOp> both = new ArrayList<>(all);
         both.addAll(next.ops());
         try {
@@ -307,13 +303,6 @@ final class ZkTaskClaim<T> implements TaskClaim<T> {
                 + lease.token() + ") no longer exists, so another consumer may hold the task; nothing was changed", cause);
     }
 
-    // --- the Lease contract, from the claim node's NodeLease ---
-
-    @Override
-    public FencingToken token() {
-        return lease.token();
-    }
-
     /**
      * RELEASED as soon as complete, fail or release ended the claim (the claim node's delete may
      * still be under way), LOST if an ending found the claim gone; else the lease's own state.
@@ -327,42 +316,12 @@ final class ZkTaskClaim<T> implements TaskClaim<T> {
     }
 
     @Override
-    public CoordSession session() {
-        return lease.session();
-    }
-
-    @Override
     public void checkValid() {
         try {
             lease.checkValid();
         } catch (LockLostException e) {
             throw new ClaimLostException("claim on task " + id + ": " + e.getMessage(), e);
         }
-    }
-
-    @Override
-    public CompletableFuture<LeaseState> ended() {
-        return lease.ended();
-    }
-
-    @Override
-    public Registration addListener(LeaseListener listener, Executor executor) {
-        return lease.addListener(listener, executor);
-    }
-
-    @Override
-    public CuratorOp fenceCheck() {
-        return lease.fenceCheck();
-    }
-
-    @Override
-    public Stat guardedSetData(CoordPath target, byte[] data) {
-        return lease.guardedSetData(target, data);
-    }
-
-    @Override
-    public List<CuratorTransactionResult> guardedTransaction(List<CuratorOp> ops) {
-        return lease.guardedTransaction(ops);
     }
 
     @Override

@@ -2,13 +2,19 @@ package io.coord.queue;
 
 import io.coord.Codec;
 import io.coord.CoordClient;
+import io.coord.CoordException;
 import io.coord.CoordPath;
+import io.coord.internal.NodeLease;
 import io.coord.internal.Zk;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.KeeperException;
@@ -29,7 +35,7 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile TaskIndex index;
     private QueueWatch watch;
-    private volatile java.util.concurrent.ExecutorService closer;
+    private volatile ExecutorService closer;
 
     private ZkTaskQueue(Zk zk, QueueLayout layout, Codec<T> payloadCodec, QueueOptions options) {
         this.zk = zk;
@@ -89,7 +95,7 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
                 } catch (InterruptedException e) {
                     w.close();
                     Thread.currentThread().interrupt();
-                    throw new io.coord.CoordException("interrupted while starting the watch of queue '" + layout.name + "'", e);
+                    throw new CoordException("interrupted while starting the watch of queue '" + layout.name + "'", e);
                 } catch (RuntimeException e) {
                     w.close();
                     throw e;
@@ -102,12 +108,12 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
     }
 
     /** Closes a settled claim's lease (deleting its node) on this queue's background thread. */
-    void closeLater(io.coord.internal.NodeLease lease) {
-        java.util.concurrent.ExecutorService c = closer;
+    void closeLater(NodeLease lease) {
+        ExecutorService c = closer;
         if (c == null) {
             synchronized (startLock) {
                 if (closer == null) {
-                    closer = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                    closer = Executors.newSingleThreadExecutor(r -> {
                         Thread t = new Thread(r, "coord-queue-" + layout.name + "-release");
                         t.setDaemon(true);
                         return t;
@@ -118,7 +124,7 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
         }
         try {
             c.execute(lease::close);
-        } catch (java.util.concurrent.RejectedExecutionException closedQueue) {
+        } catch (RejectedExecutionException closedQueue) {
             lease.close();
         }
     }
@@ -225,7 +231,7 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
             if (closer != null) {
                 closer.shutdown();
                 try {
-                    if (!closer.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                    if (!closer.awaitTermination(10, TimeUnit.SECONDS)) {
                         closer.shutdownNow();
                     }
                 } catch (InterruptedException e) {

@@ -6,10 +6,15 @@ import io.coord.SessionExpiredException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,14 +34,14 @@ final class ZkTaskWorker<T> implements TaskWorker {
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final AtomicLong handled = new AtomicLong();
     /** Threads inside a handler now (only they get interrupted at the end of the grace). */
-    private final java.util.Set<Thread> busy = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Thread> busy = ConcurrentHashMap.newKeySet();
 
     ZkTaskWorker(ZkTaskQueue<T> queue, int concurrency, Handler<T> handler, String name) {
         if (concurrency < 1) {
             throw new IllegalArgumentException("concurrency must be >= 1, got " + concurrency);
         }
         this.queue = queue;
-        this.handler = java.util.Objects.requireNonNull(handler, "handler");
+        this.handler = Objects.requireNonNull(handler, "handler");
         for (int i = 0; i < concurrency; i++) {
             Thread t = new Thread(this::loop, name + "-" + i);
             t.setDaemon(true);
@@ -46,7 +51,7 @@ final class ZkTaskWorker<T> implements TaskWorker {
     }
 
     private void loop() {
-        java.util.concurrent.atomic.AtomicReference<ZkTaskClaim<T>> next = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<ZkTaskClaim<T>> next = new AtomicReference<>();
         try {
             loop(next);
         } finally {
@@ -57,7 +62,7 @@ final class ZkTaskWorker<T> implements TaskWorker {
         }
     }
 
-    private void loop(java.util.concurrent.atomic.AtomicReference<ZkTaskClaim<T>> next) {
+    private void loop(AtomicReference<ZkTaskClaim<T>> next) {
         while (running.get()) {
             ZkTaskClaim<T> taken = next.getAndSet(null);
             if (taken != null) {
@@ -84,7 +89,7 @@ final class ZkTaskWorker<T> implements TaskWorker {
         }
     }
 
-    private void run(ZkTaskClaim<T> claim, java.util.concurrent.atomic.AtomicReference<ZkTaskClaim<T>> next) {
+    private void run(ZkTaskClaim<T> claim, AtomicReference<ZkTaskClaim<T>> next) {
         // While the worker runs, completing this task may take the next one in the same transaction.
         claim.takeNextInto(running::get, c -> {
             if (running.get()) {
@@ -149,7 +154,7 @@ final class ZkTaskWorker<T> implements TaskWorker {
      * {@link TaskClaim}). Gives up when the claim's session has ended, which the next try reports
      * as a lost claim anyway.
      */
-    private <R> R retrying(TaskClaim<T> claim, String what, java.util.concurrent.Callable<R> ending) {
+    private <R> R retrying(TaskClaim<T> claim, String what, Callable<R> ending) {
         long deadline = System.nanoTime() + 2 * claimBudget().toNanos();
         while (true) {
             try {
