@@ -100,10 +100,10 @@ final class QueueBench implements Benchmark {
             Map<String, List<Double>> c = rounds(ctx, "claimComplete.c" + consumers, consume, n, rounds);
             String metric = "claimComplete.c" + consumers;
             figures.add(figure(metric, c, CURATOR_DQ_SAFE));
-            figures.add(figure(metric + ".ref", c, CURATOR_DQ_UNSAFE));
-            figures.add(figure(metric + ".ref", c, CURATOR_SIMPLE));
+            figures.add(figure(metric + ".refNoLockPath", c, CURATOR_DQ_UNSAFE));
+            figures.add(figure(metric + ".refSimpleQueue", c, CURATOR_SIMPLE));
             if (consumers == 1) {
-                figures.add(figure(metric + ".vsCreateDelete", c, RAW_CREATE_DELETE));
+                figures.add(figure(metric + ".vsRawCreateDelete", c, RAW_CREATE_DELETE));
             }
         }
         return figures;
