@@ -1,0 +1,355 @@
+package io.coord.election;
+
+import static io.coord.election.ElectionTestKit.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coord.CoordClient;
+import io.coord.CoordTimeoutException;
+import io.coord.LeaseState;
+import io.coord.LockLostException;
+import io.coord.Registration;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The election against a real server: who leads, epochs, handover, observers, leaving. */
+class ZkElectionIT {
+    @RegisterExtension
+    static final ElectionTestKit KIT = new ElectionTestKit();
+    private static final Duration BUDGET = Duration.ofSeconds(10);
+
+    private final ExecutorService callbacks = Executors.newSingleThreadExecutor();
+
+    @AfterEach
+    void stopCallbacks() throws InterruptedException {
+        callbacks.shutdownNow();
+        assertTrue(callbacks.awaitTermination(5, TimeUnit.SECONDS));
+    }
+
+    private static ElectionOptions as(String id) {
+        return ElectionOptions.builder().participantId(id).metadata(Map.of("id", id)).build();
+    }
+
+    private Election candidate(String id) throws InterruptedException {
+        return KIT.election(KIT.client(), "svc", as(id));
+    }
+
+    @Test
+    void firstCandidateLeadsWithTheCzxidOfItsOwnNodeAsEpoch() throws Exception {
+        CoordClient client = KIT.client();
+        Election election = KIT.election(client, "svc", as("a"));
+        Leadership leadership = election.campaign(BUDGET);
+        Stat stat = client.curator().checkExists().forPath(leadership.node().value());
+        assertNotNull(stat, "our node exists");
+        assertEquals(stat.getCzxid(), leadership.epoch().value());
+        assertEquals(client.session().id(), stat.getEphemeralOwner());
+        assertTrue(leadership.node().startsWith(election.path()), leadership.node() + " under " + election.path());
+        assertTrue(leadership.node().name().startsWith("_c_") && leadership.node().name().contains("-candidate-"),
+                "a protected candidate node: " + leadership.node());
+        assertEquals(LeaseState.ACQUIRED, leadership.state());
+        leadership.checkValid();
+        assertEquals("a", leadership.info().id());
+        assertEquals("svc", leadership.election());
+    }
+
+    @Test
+    void resignHandsLeadershipToTheNextCandidateWithAStrictlyGreaterEpoch() throws Exception {
+        Election a = candidate("a");
+        Election b = candidate("b");
+        Leadership first = a.campaign(BUDGET);
+        CompletableFuture<Leadership> second = b.campaignAsync();
+        await(BUDGET, () -> candidatesQuietly(a).size() == 2, () -> "b joined");
+        assertFalse(second.isDone(), "b cannot lead while a does");
+        first.resign();
+        Leadership next = second.get(10, TimeUnit.SECONDS);
+        assertTrue(next.epoch().isNewerThan(first.epoch()), first.epoch() + " then " + next.epoch());
+        assertEquals(LeaseState.RELEASED, first.state());
+        assertThrows(LockLostException.class, first::checkValid);
+        assertNull(KIT.client().curator().checkExists().forPath(first.node().value()), "resign deleted exactly our node");
+        next.checkValid();
+    }
+
+    @Test
+    void campaignTimesOutAndWithdrawsItsNode() throws Exception {
+        Election a = candidate("a");
+        Election b = candidate("b");
+        a.campaign(BUDGET);
+        CoordTimeoutException e = assertThrows(CoordTimeoutException.class, () -> b.campaign(Duration.ofMillis(300)));
+        assertTrue(e.getMessage().contains("svc"), e.getMessage());
+        assertEquals(List.of("a"), candidatesQuietly(a).stream().map(Participant::id).toList(), "b's node is gone");
+        assertThrows(CoordTimeoutException.class, () -> b.campaign(Duration.ofMillis(50)), "a still leads");
+    }
+
+    @Test
+    void interruptWhileCampaigningWithdrawsTheCandidacyAndKeepsTheInterrupt() throws Exception {
+        Election a = candidate("a");
+        Election b = candidate("b");
+        a.campaign(BUDGET);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        AtomicReference<Boolean> flag = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                b.campaign(Duration.ofMinutes(1));
+            } catch (Throwable e) {
+                thrown.set(e);
+                flag.set(Thread.currentThread().isInterrupted());
+            }
+        });
+        t.start();
+        await(BUDGET, () -> candidatesQuietly(a).size() == 2, () -> "b joined");
+        t.interrupt();
+        t.join(10_000);
+        assertFalse(t.isAlive());
+        assertTrue(thrown.get() instanceof InterruptedException, "InterruptedException, got " + thrown.get());
+        assertEquals(List.of("a"), candidatesQuietly(a).stream().map(Participant::id).toList(), "b withdrew");
+    }
+
+    @Test
+    void cancellingAnAsyncCampaignWithdrawsTheCandidacy() throws Exception {
+        Election a = candidate("a");
+        Election b = candidate("b");
+        a.campaign(BUDGET);
+        CompletableFuture<Leadership> f = b.campaignAsync();
+        await(BUDGET, () -> candidatesQuietly(a).size() == 2, () -> "b joined");
+        f.cancel(true);
+        await(BUDGET, () -> candidatesQuietly(a).size() == 1, () -> "b withdrew: " + candidatesQuietly(a));
+        assertThrows(CoordTimeoutException.class, () -> b.campaign(Duration.ofMillis(50)), "a still leads; b's handle is free");
+    }
+
+    @Test
+    void oneHandleHoldsOneCandidacyAtATime() throws Exception {
+        Election a = candidate("a");
+        a.campaign(BUDGET);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> a.campaign(BUDGET));
+        assertTrue(e.getMessage().contains("svc"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> a.lead(l -> { }));
+    }
+
+    @Test
+    void aResignedHandleCanCampaignAgainAndGetsANewerEpoch() throws Exception {
+        Election a = candidate("a");
+        Leadership first = a.campaign(BUDGET);
+        first.resign();
+        Leadership second = a.campaign(BUDGET);
+        assertTrue(second.epoch().isNewerThan(first.epoch()));
+    }
+
+    @Test
+    void leaderAndCandidatesShowIdMetadataEpochAndOrder() throws Exception {
+        Election a = candidate("a");
+        Election b = candidate("b");
+        Election c = candidate("c");
+        Election observer = KIT.election(KIT.client(), "svc", as("observer"));
+        assertEquals(Optional.empty(), observer.leader(), "nobody yet, and no node made by asking");
+        assertNull(KIT.client().curator().checkExists().forPath(observer.path().value()));
+        Leadership la = a.campaign(BUDGET);
+        b.campaignAsync();
+        await(BUDGET, () -> candidatesQuietly(observer).size() == 2, () -> "b joined");
+        c.campaignAsync();
+        await(BUDGET, () -> candidatesQuietly(observer).size() == 3, () -> "c joined");
+        await(BUDGET, () -> leaderQuietly(observer).map(LeaderInfo::acting).orElse(false), () -> "a announced");
+        LeaderInfo leader = observer.leader().orElseThrow();
+        assertEquals("a", leader.id());
+        assertEquals(Map.of("id", "a"), leader.metadata());
+        assertEquals(la.epoch(), leader.epoch());
+        assertTrue(leader.acting());
+        List<Participant> all = observer.candidates();
+        assertEquals(List.of("a", "b", "c"), all.stream().map(Participant::id).toList());
+        assertTrue(all.get(0).token().value() < all.get(1).token().value() && all.get(1).token().value() < all.get(2).token().value(),
+                "would-be epochs grow along the line: " + all);
+        assertFalse(leader.since().isBefore(all.get(0).joinedAt()), "leading since is not before joining");
+    }
+
+    @Test
+    void closingTheElectionStopsTheTaskBeforeItsNodeGoesThenLeavesNoNode() throws Exception {
+        CoordClient client = KIT.client();
+        Election a = KIT.election(client, "svc", as("a"));
+        Election b = candidate("b");
+        CountDownLatch leading = new CountDownLatch(1);
+        AtomicReference<String> endedBy = new AtomicReference<>();
+        AtomicReference<Leadership> held = new AtomicReference<>();
+        AtomicReference<CompletableFuture<Leadership>> nextRef = new AtomicReference<>();
+        a.lead(l -> {
+            held.set(l);
+            leading.countDown();
+            try {
+                new CountDownLatch(1).await();
+            } catch (InterruptedException e) {
+                endedBy.set("interrupt while " + l.state() + ", next leading: " + nextRef.get().isDone());
+                throw e;
+            }
+        });
+        assertTrue(leading.await(10, TimeUnit.SECONDS));
+        CompletableFuture<Leadership> next = b.campaignAsync();
+        nextRef.set(next);
+        await(BUDGET, () -> candidatesQuietly(b).size() == 2, () -> "b joined");
+        a.close();
+        assertEquals("interrupt while ACQUIRED, next leading: false", endedBy.get(),
+                "the task was interrupted, and ended, before our node was deleted");
+        assertEquals(LeaseState.RELEASED, held.get().state());
+        assertNull(client.curator().checkExists().forPath(held.get().node().value()), "our node is gone");
+        assertTrue(next.get(10, TimeUnit.SECONDS).epoch().isNewerThan(held.get().epoch()));
+        assertTrue(ElectionTestKit.electionThreads().stream().noneMatch(n -> n.contains("svc-" )
+                && n.endsWith("-observer")), "no observer was started");
+    }
+
+    @Test
+    void leaderTaskIsRequeuedAfterItReturnsAndEveryRunHasANewerEpoch() throws Exception {
+        Election a = KIT.election(KIT.client(), "svc", ElectionOptions.builder().participantId("a").requeue(true).build());
+        Election b = KIT.election(KIT.client(), "svc", ElectionOptions.builder().participantId("b").requeue(true).build());
+        List<String> runs = new CopyOnWriteArrayList<>();
+        List<Long> epochs = new CopyOnWriteArrayList<>();
+        LeaderTask task = l -> {
+            runs.add(l.info().id());
+            epochs.add(l.epoch().value());
+            // returning resigns: the other candidate takes over
+        };
+        a.lead(task);
+        b.lead(task);
+        await(BUDGET, () -> runs.size() >= 10, () -> "ten runs: " + runs);
+        List<Long> seen = new ArrayList<>(epochs);
+        for (int i = 1; i < seen.size(); i++) {
+            assertTrue(seen.get(i) > seen.get(i - 1), "epochs strictly increase: " + seen);
+        }
+        assertTrue(runs.contains("a") && runs.contains("b"), "requeued at the back, so both lead: " + runs);
+    }
+
+    @Test
+    void withoutRequeueTheTaskRunsForOneLeadershipAndTheHandleIsFreeAgain() throws Exception {
+        Election a = candidate("a");
+        AtomicInteger runs = new AtomicInteger();
+        Registration r = a.lead(l -> runs.incrementAndGet());
+        await(BUDGET, () -> runs.get() == 1 && candidatesQuietly(a).isEmpty(), () -> "ran once and resigned");
+        await(BUDGET, () -> {
+            try {
+                a.campaign(Duration.ofMillis(100)).resign();
+                return true;
+            } catch (IllegalStateException | InterruptedException busy) {
+                return false;
+            }
+        }, () -> "the handle is free once the task's loop has ended");
+        r.close();
+        assertEquals(1, runs.get());
+    }
+
+    @Test
+    void aFailingTaskResignsSoTheNextCandidateLeads() throws Exception {
+        Election a = candidate("a");
+        Election b = candidate("b");
+        CountDownLatch failed = new CountDownLatch(1);
+        a.lead(l -> {
+            failed.countDown();
+            throw new IllegalStateException("boom");
+        });
+        assertTrue(failed.await(10, TimeUnit.SECONDS));
+        Leadership next = b.campaign(BUDGET);
+        assertEquals("b", next.info().id());
+    }
+
+    @Test
+    void handoverGraceDelaysTheNewLeaderAfterThePreviousNodeIsGone() throws Exception {
+        Duration grace = Duration.ofMillis(400);
+        ElectionTestKit.RecordingMetrics metrics = new ElectionTestKit.RecordingMetrics();
+        Election a = candidate("a");
+        Election b = KIT.election(KIT.client(c -> c.metrics(metrics)), "svc",
+                ElectionOptions.builder().participantId("b").handoverGrace(grace).build());
+        Leadership first = a.campaign(BUDGET);
+        CompletableFuture<Leadership> second = b.campaignAsync();
+        await(BUDGET, () -> candidatesQuietly(a).size() == 2, () -> "b joined");
+        long resigned = System.nanoTime();
+        first.resign();
+        second.get(10, TimeUnit.SECONDS);
+        long acted = System.nanoTime();
+        assertTrue(acted - resigned >= grace.toNanos(), "acted " + (acted - resigned) / 1_000_000 + " ms after the resign");
+        List<Duration> handovers = metrics.times("coord.election.handover");
+        assertEquals(1, handovers.size());
+        assertTrue(handovers.get(0).compareTo(grace) >= 0, "handover " + handovers + " includes the grace");
+        assertEquals(1, metrics.count("coord.election.changes"));
+    }
+
+    @Test
+    void observersConvergeToTheCurrentLeaderAfterEveryChange() throws Exception {
+        List<Election> observers = List.of(KIT.election(KIT.client(), "svc", as("o1")),
+                KIT.election(KIT.client(), "svc", as("o2")));
+        List<AtomicReference<Optional<LeaderInfo>>> views = new ArrayList<>();
+        for (Election o : observers) {
+            AtomicReference<Optional<LeaderInfo>> view = new AtomicReference<>();
+            views.add(view);
+            o.observe(new ElectionListener() {
+                @Override
+                public void onLeader(LeaderInfo leader) {
+                    view.set(Optional.of(leader));
+                }
+
+                @Override
+                public void onNoLeader() {
+                    view.set(Optional.empty());
+                }
+            }, callbacks);
+        }
+        await(BUDGET, () -> views.stream().allMatch(v -> Optional.empty().equals(v.get())), () -> "first report: no leader");
+        List<Election> candidates = new ArrayList<>();
+        for (String id : List.of("a", "b", "c")) {
+            candidates.add(KIT.election(KIT.client(), "svc",
+                    ElectionOptions.builder().participantId(id).requeue(true).build()));
+        }
+        AtomicReference<Leadership> current = new AtomicReference<>();
+        for (Election c : candidates) {
+            c.lead(l -> {
+                current.set(l);
+                new CountDownLatch(1).await(); // lead until resigned
+            });
+        }
+        for (int change = 0; change < 8; change++) {
+            await(BUDGET, () -> current.get() != null && current.get().state() == LeaseState.ACQUIRED, () -> "a leader");
+            Leadership now = current.get();
+            await(BUDGET, () -> views.stream().allMatch(v -> v.get() != null && v.get().isPresent()
+                    && v.get().get().epoch().equals(now.epoch()) && v.get().get().acting()),
+                    () -> "observers see " + now + ": " + views);
+            assertEquals(now.info().id(), views.get(0).get().orElseThrow().id());
+            now.resign();
+        }
+        for (Election c : candidates) {
+            c.close();
+        }
+        await(BUDGET, () -> views.stream().allMatch(v -> Optional.empty().equals(v.get())), () -> "no leader at the end: " + views);
+    }
+
+    private static Optional<LeaderInfo> leaderQuietly(Election e) {
+        try {
+            return e.leader();
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
+        }
+    }
+
+    private static List<Participant> candidatesQuietly(Election e) {
+        try {
+            return e.candidates();
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
+        }
+    }
+}
