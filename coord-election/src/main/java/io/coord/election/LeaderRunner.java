@@ -6,6 +6,7 @@ import io.coord.Lease;
 import io.coord.LeaseListener;
 import io.coord.LeaseState;
 import io.coord.Registration;
+import io.coord.SessionState;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -132,11 +133,13 @@ final class LeaderRunner {
                     l.resign();
                     return false;
                 }
-                if (l.state() == LeaseState.ACQUIRED && outcome != Outcome.INTERRUPTED_BY_LEASE) {
+                if (certain(l) && outcome != Outcome.INTERRUPTED_BY_LEASE) {
                     l.resign(); // the task is done with this leadership: hand over at once
                     return election.options().requeue();
                 }
-                while (l.state() == LeaseState.UNCERTAIN && !stopping) {
+                // The task stopped because the leadership wavered (maybe its checkValid() saw the
+                // session suspended before the lease did): wait until it is restored or lost.
+                while (!stopping && !l.state().isTerminal() && !certain(l)) {
                     waitForChange(TimeUnit.SECONDS.toNanos(1));
                 }
                 if (stopping) {
@@ -154,6 +157,10 @@ final class LeaderRunner {
                 current = null;
             }
         }
+    }
+
+    private static boolean certain(ZkLeadership l) {
+        return l.state() == LeaseState.ACQUIRED && l.session().state() == SessionState.CONNECTED;
     }
 
     private Outcome runOnce(ZkLeadership l) {

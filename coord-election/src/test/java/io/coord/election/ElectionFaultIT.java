@@ -1,0 +1,401 @@
+package io.coord.election;
+
+import static io.coord.election.ElectionTestKit.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coord.CoordClient;
+import io.coord.CoordSettings;
+import io.coord.LeaseState;
+import io.coord.LockLostException;
+import io.coord.Registration;
+import io.coord.fence.InMemoryFenceGuard;
+import io.coord.test.EmbeddedEnsemble;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The election under faults: forced leadership changes of every kind, a leader cut off from
+ * ZooKeeper, the ZooKeeper leader killed. Safety is checked with the epoch fence (a FenceGuard and
+ * a fenced register every leader writes while it leads), never with sleeps.
+ */
+@Tag("fault")
+class ElectionFaultIT {
+    @RegisterExtension
+    static final ElectionTestKit KIT = new ElectionTestKit();
+    /** Short sessions keep expiry-based changes quick; the server allows 1..10 s (tickTime 500 ms). */
+    private static final Duration SESSION = Duration.ofSeconds(2);
+    private static final Duration BUDGET = Duration.ofSeconds(20);
+
+    private final ExecutorService callbacks = Executors.newSingleThreadExecutor();
+    private final List<AutoCloseable> closeLast = new ArrayList<>();
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (AutoCloseable c : closeLast) {
+            c.close();
+        }
+        callbacks.shutdownNow();
+        assertTrue(callbacks.awaitTermination(5, TimeUnit.SECONDS));
+    }
+
+    private static ElectionOptions options(String id) {
+        return ElectionOptions.builder().participantId(id).requeue(true).build();
+    }
+
+    private CoordClient client(String connectString, Duration session) throws InterruptedException {
+        return KIT.client(b -> b.connectString(connectString).sessionTimeout(session).connectionTimeout(session));
+    }
+
+    /** An observer whose latest report is kept. */
+    private AtomicReference<Optional<LeaderInfo>> observe(Election election) {
+        AtomicReference<Optional<LeaderInfo>> view = new AtomicReference<>();
+        election.observe(new ElectionListener() {
+            @Override
+            public void onLeader(LeaderInfo leader) {
+                view.set(Optional.of(leader));
+            }
+
+            @Override
+            public void onNoLeader() {
+                view.set(Optional.empty());
+            }
+        }, callbacks);
+        return view;
+    }
+
+    private static LeaderInfo awaitActingAbove(AtomicReference<Optional<LeaderInfo>> view, long epoch) throws InterruptedException {
+        await(BUDGET, () -> {
+            Optional<LeaderInfo> v = view.get();
+            return v != null && v.isPresent() && v.get().acting() && v.get().epoch().value() > epoch;
+        }, () -> "an acting leader with an epoch above 0x" + Long.toHexString(epoch) + "; observer sees " + view.get());
+        return view.get().orElseThrow();
+    }
+
+    @Test
+    void connectionCutLeaderIsInterruptedBeforeAnyOtherCandidateActsEvenWithNoHandoverGrace() throws Exception {
+        CutProxy proxy = new CutProxy(KIT.ensemble().clientPort(0));
+        closeLast.add(proxy);
+        CoordClient cutClient = client(proxy.connectString(), SESSION);
+        CoordClient otherClient = client(KIT.connectString(), SESSION);
+        FencedRegister.create(otherClient);
+        InMemoryFenceGuard fence = new InMemoryFenceGuard();
+        AtomicLong clock = new AtomicLong();
+        Map<String, Long> at = new ConcurrentHashMap<>();
+        AtomicReference<LeaseState> cutStateWhenStopped = new AtomicReference<>();
+        AtomicReference<Leadership> cutLeadership = new AtomicReference<>();
+        AtomicInteger cutWrites = new AtomicInteger();
+        List<long[]> writes = new CopyOnWriteArrayList<>();
+
+        Election cut = KIT.election(cutClient, "svc", ElectionOptions.builder().participantId("cut").build());
+        assertEquals(Duration.ZERO, cut.options().handoverGrace(), "the default grace is 0");
+        cut.lead(l -> {
+            cutLeadership.set(l);
+            try {
+                while (true) {
+                    l.checkValid();
+                    fence.enforce(Invariants.RESOURCE, l.epoch());
+                    int version = FencedRegister.write(cutClient, l);
+                    writes.add(new long[] {version, l.epoch().value()});
+                    at.put("cut wrote", clock.incrementAndGet());
+                    cutWrites.incrementAndGet();
+                    Thread.sleep(5);
+                }
+            } catch (InterruptedException | LockLostException e) {
+                cutStateWhenStopped.set(l.state());
+                at.put("cut stopped", clock.incrementAndGet());
+            } catch (Exception e) {
+                cutStateWhenStopped.set(l.state());
+                at.put("cut stopped", clock.incrementAndGet());
+                at.put("cut failed: " + e, 0L);
+            }
+        });
+        await(BUDGET, () -> cutWrites.get() >= 20, () -> "the first leader writes");
+
+        Election other = KIT.election(otherClient, "svc", ElectionOptions.builder().participantId("other").build());
+        AtomicReference<Leadership> otherLeadership = new AtomicReference<>();
+        other.lead(l -> {
+            at.put("other acting", clock.incrementAndGet());
+            otherLeadership.set(l);
+            fence.enforce(Invariants.RESOURCE, l.epoch());
+            try {
+                writes.add(new long[] {FencedRegister.write(otherClient, l), l.epoch().value()});
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("the new leader's fenced write failed", e);
+            }
+            new java.util.concurrent.CountDownLatch(1).await();
+        });
+        await(BUDGET, () -> candidatesOf(other) == 2, () -> "the second candidate is in line");
+
+        proxy.freeze();
+        await(BUDGET, () -> at.containsKey("other acting") && otherLeadership.get() != null && writes.size() > cutWrites.get(),
+                () -> "the other candidate acts after the cut leader's session expires: " + at);
+
+        assertTrue(at.containsKey("cut stopped"), "the cut leader stopped: " + at);
+        assertTrue(at.get("cut stopped") < at.get("other acting"),
+                "the cut leader stopped (" + at.get("cut stopped") + ") before the other acted (" + at.get("other acting") + ")");
+        assertEquals(LeaseState.UNCERTAIN, cutStateWhenStopped.get(),
+                "stopped because the connection was SUSPENDED, before the session expired");
+        assertTrue(at.get("cut wrote") < at.get("other acting"), "its last write came before the other acted");
+        assertEquals(0, fence.rejections(), "no fenced write of the old leader came after the new leader's");
+        assertEquals(otherLeadership.get().epoch().value(), fence.highest(Invariants.RESOURCE));
+        assertTrue(otherLeadership.get().epoch().isNewerThan(cutLeadership.get().epoch()));
+        writes.sort(java.util.Comparator.comparingLong(w -> w[0]));
+        assertEquals(otherLeadership.get().epoch().value(), writes.get(writes.size() - 1)[1], "the register's last writer");
+
+        // Control: had the old leader gone on writing, the fence would have refused it.
+        proxy.unfreeze();
+        await(BUDGET, () -> cutLeadership.get().state() == LeaseState.LOST, () -> "the old leadership is LOST once its client hears");
+        assertFalse(fence.admit(Invariants.RESOURCE, cutLeadership.get().epoch()), "the FenceGuard refuses the old epoch");
+        assertThrows(io.coord.StaleTokenException.class, () -> FencedRegister.write(cutClient, cutLeadership.get()),
+                "the register refuses the old epoch");
+        assertThrows(LockLostException.class, () -> cutLeadership.get().guardedSetData(FencedRegister.PATH, new byte[] {'0'}),
+                "the old leader's guarded ZooKeeper write is refused");
+    }
+
+    private static int candidatesOf(Election e) {
+        try {
+            return e.candidates().size();
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
+        }
+    }
+
+    private enum Change { RESIGN, CLOSE, EXPIRE, KILL, CHILD_RESIGN }
+
+    /** One in-JVM candidate: its own client behind its own proxy, so it can be cut off alone. */
+    private final class Local {
+        final CutProxy proxy;
+        final CoordClient client;
+        final Invariants inv;
+        volatile Election election;
+        volatile String id;
+        volatile Leadership current;
+        int generation;
+
+        Local(int n, Invariants inv) throws InterruptedException {
+            this.inv = inv;
+            this.proxy = new CutProxy(KIT.ensemble().clientPort(0));
+            closeLast.add(proxy);
+            this.client = client(proxy.connectString(), SESSION);
+            this.id = "jvm" + n;
+            start();
+        }
+
+        void start() {
+            generation++;
+            String me = id + "." + generation;
+            election = KIT.election(client, "svc", options(me));
+            election.lead(inv.task(me, client, l -> current = l));
+        }
+
+        String participant() {
+            return id + "." + generation;
+        }
+    }
+
+    @Test
+    void exactlyOneValidLeadershipAmongFiveCandidatesOverFiftyForcedChanges() throws Exception {
+        Invariants inv = new Invariants();
+        CoordClient admin = client(KIT.connectString(), Duration.ofSeconds(5));
+        FencedRegister.create(admin);
+        List<AtomicReference<Optional<LeaderInfo>>> views = List.of(
+                observe(KIT.election(client(KIT.connectString(), Duration.ofSeconds(5)), "svc", options("observer1"))),
+                observe(KIT.election(client(KIT.connectString(), Duration.ofSeconds(5)), "svc", options("observer2"))));
+        Invariants.Sampler sampler = inv.new Sampler();
+        closeLast.add(sampler);
+
+        Map<String, Local> locals = new ConcurrentHashMap<>();
+        for (int n = 1; n <= 4; n++) {
+            Local local = new Local(n, inv);
+            locals.put(local.id, local);
+        }
+        AtomicInteger childCount = new AtomicInteger();
+        AtomicReference<ChildProcess> child = new AtomicReference<>(spawnChild(inv, childCount.incrementAndGet()));
+
+        Map<Change, Integer> done = new EnumMap<>(Change.class);
+        Change[] localCycle = {Change.RESIGN, Change.CLOSE, Change.EXPIRE, Change.RESIGN};
+        int localChanges = 0;
+        List<Long> epochs = new ArrayList<>();
+        CutProxy frozen = null;
+        long last = 0;
+        for (int change = 0; change < 50; change++) {
+            LeaderInfo leader = awaitActingAbove(views.get(0), last);
+            if (frozen != null) {
+                frozen.unfreeze(); // the cut-off leader was replaced; let its client come back (on a new session)
+                frozen = null;
+            }
+            long epoch = leader.epoch().value();
+            await(BUDGET, () -> views.stream().allMatch(v -> v.get().map(l -> l.epoch().value() == epoch && l.acting()).orElse(false)),
+                    () -> "both observers converge on " + leader + ": " + views);
+            await(BUDGET, () -> inv.writes.stream().anyMatch(w -> w[1] == epoch),
+                    () -> leader + " made a fenced write");
+            epochs.add(epoch);
+            last = epoch;
+            String who = leader.id();
+            if (who.startsWith("child")) {
+                ChildProcess c = child.get();
+                if (done.getOrDefault(Change.KILL, 0) < 5) {
+                    c.kill();
+                    done.merge(Change.KILL, 1, Integer::sum);
+                    child.set(spawnChild(inv, childCount.incrementAndGet()));
+                } else {
+                    c.send("resign");
+                    done.merge(Change.CHILD_RESIGN, 1, Integer::sum);
+                }
+                continue;
+            }
+            Local local = locals.get(who.substring(0, who.indexOf('.')));
+            assertNotNull(local, "a known candidate leads: " + who);
+            await(BUDGET, () -> local.current != null && local.current.epoch().value() == epoch,
+                    () -> who + "'s task runs with epoch 0x" + Long.toHexString(epoch));
+            Change kind = localCycle[localChanges++ % localCycle.length];
+            switch (kind) {
+                case RESIGN -> local.current.resign();
+                case CLOSE -> {
+                    local.election.close();
+                    local.start();
+                }
+                case EXPIRE -> {
+                    local.proxy.freeze(); // silent partition: SUSPENDED, then the server expires the session
+                    frozen = local.proxy;
+                }
+                default -> throw new AssertionError(kind);
+            }
+            done.merge(kind, 1, Integer::sum);
+        }
+        awaitActingAbove(views.get(0), last);
+        if (frozen != null) {
+            frozen.unfreeze();
+        }
+        child.get().close();
+        for (Local local : locals.values()) {
+            local.election.close();
+        }
+        sampler.close();
+
+        List<Long> written = inv.checkWriteOrder();
+        assertEquals(List.of(), inv.violations, "safety violations");
+        for (int i = 1; i < epochs.size(); i++) {
+            assertTrue(epochs.get(i) > epochs.get(i - 1), "epochs strictly increase: " + epochs);
+        }
+        assertTrue(written.size() >= 50, "at least 50 leaders wrote the register, in epoch order: " + written.size());
+        assertTrue(done.getOrDefault(Change.RESIGN, 0) >= 10 && done.getOrDefault(Change.CLOSE, 0) >= 5
+                && done.getOrDefault(Change.EXPIRE, 0) >= 5 && done.getOrDefault(Change.KILL, 0) >= 3,
+                "every kind of change happened often enough: " + done);
+        System.out.println("forced changes: " + done + "; leaders seen: " + epochs.size() + "; fenced stale writes: "
+                + inv.fenced.get() + "; max valid at once: " + sampler.max());
+    }
+
+    private ChildProcess spawnChild(Invariants inv, int n) throws Exception {
+        String id = "child" + n;
+        ChildProcess child = new ChildProcess(ChildCandidate.class,
+                List.of(KIT.connectString(), KIT.namespace(), "svc", id, Long.toString(SESSION.toMillis())), line -> {
+                    String[] parts = line.split(" ");
+                    switch (parts[0]) {
+                        case "ACTING" -> inv.claim(Long.parseLong(parts[1]), id);
+                        case "WROTE" -> inv.wrote(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
+                        case "ERROR" -> inv.violations.add(id + ": " + line);
+                        default -> {
+                        }
+                    }
+                });
+        closeLast.add(child);
+        await(BUDGET, () -> child.lines().contains("READY"), () -> id + " is ready: " + child.lines());
+        return child;
+    }
+
+    @Test
+    void ensembleLeaderKilledTheElectionRecoversWithAtMostOneLeader() throws Exception {
+        try (EmbeddedEnsemble ensemble = EmbeddedEnsemble.start(EmbeddedEnsemble.Options.quorum())) {
+            Invariants inv = new Invariants();
+            Duration session = Duration.ofSeconds(6);
+            CoordClient admin = client(ensemble.connectString(), session);
+            FencedRegister.create(admin);
+            AtomicReference<Optional<LeaderInfo>> view = observe(KIT.election(client(ensemble.connectString(), session), "svc",
+                    options("observer")));
+            List<Registration> registrations = new ArrayList<>();
+            for (int n = 1; n <= 3; n++) {
+                CoordClient c = client(ensemble.connectString(), session);
+                String id = "cand" + n;
+                Election e = KIT.election(c, "svc", options(id));
+                registrations.add(e.lead(inv.task(id, c, l -> { })));
+            }
+            try (Invariants.Sampler sampler = inv.new Sampler()) {
+                LeaderInfo before = awaitActingAbove(view, 0);
+                await(BUDGET, () -> inv.writes.size() >= 20, () -> "the leader writes");
+                int zkLeader = ensemble.awaitLeader(10_000);
+                int writesBefore = inv.writes.size();
+                ensemble.kill(zkLeader);
+                await(Duration.ofSeconds(30), () -> inv.writes.size() > writesBefore + 20,
+                        () -> "fenced writes resume after the ZooKeeper leader was killed");
+                long highest = inv.writes.stream().mapToLong(w -> w[1]).max().orElseThrow();
+                LeaderInfo after = view.get().orElseThrow();
+                await(BUDGET, () -> view.get().map(l -> l.acting() && l.epoch().value() >= highest).orElse(false),
+                        () -> "the observer converges on the leader that writes: " + view.get());
+                assertTrue(after.epoch().value() >= before.epoch().value());
+                ensemble.restart(zkLeader);
+                assertEquals(1, sampler.max(), "exactly one valid leadership at the end of the run, never two");
+            }
+            for (Registration r : registrations) {
+                r.close();
+            }
+            inv.checkWriteOrder();
+            assertEquals(List.of(), inv.violations, "safety violations");
+            System.out.println("after the ZooKeeper leader kill: acting starts " + inv.actingStarts.get() + ", fenced " + inv.fenced.get());
+            admin.close();
+        }
+    }
+
+    @Test
+    void serverSideSessionKillWithAHandoverGraceLetsTheOldLeaderStopFirst() throws Exception {
+        CoordClient oldClient = client(KIT.connectString(), Duration.ofSeconds(5));
+        CoordClient newClient = client(KIT.connectString(), Duration.ofSeconds(5));
+        AtomicLong clock = new AtomicLong();
+        Map<String, Long> at = new ConcurrentHashMap<>();
+        Election old = KIT.election(oldClient, "svc", ElectionOptions.builder().participantId("old").build());
+        old.lead(l -> {
+            at.put("old acting", clock.incrementAndGet());
+            try {
+                new java.util.concurrent.CountDownLatch(1).await();
+            } finally {
+                at.put("old stopped", clock.incrementAndGet());
+            }
+        });
+        await(BUDGET, () -> at.containsKey("old acting"), () -> "old leads");
+        Election next = KIT.election(newClient, "svc", ElectionOptions.builder().participantId("new")
+                .handoverGrace(Duration.ofSeconds(1)).build());
+        next.lead(l -> {
+            at.put("new acting", clock.incrementAndGet());
+            new java.util.concurrent.CountDownLatch(1).await();
+        });
+        await(BUDGET, () -> candidatesOf(next) == 2, () -> "new is in line");
+        // The server ends old's session while old's client is connected: it learns only when the
+        // server drops the connection. The grace gives it that time.
+        ElectionTestKit.expireOnServer(oldClient);
+        await(BUDGET, () -> at.containsKey("new acting"), () -> "new acts: " + at);
+        assertTrue(at.get("old stopped") < at.get("new acting"), "old stopped first: " + at);
+    }
+}
