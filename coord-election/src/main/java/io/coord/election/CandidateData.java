@@ -5,11 +5,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * What a candidate node holds, as JSON: {@code {"participant":"…","metadata":{…},"acting":false}}.
- * {@code acting} turns true once, when the node's owner starts acting as leader (so observers can
- * tell a leader still in its handover from one at work, and since when: the node's mtime).
+ * What a candidate node holds, as JSON: {@code {"participant":"…","metadata":{…}}}. Written once at
+ * create and never changed, so the candidate watching this node is woken only when it goes.
  */
-record CandidateData(String participant, Map<String, String> metadata, boolean acting) {
+record CandidateData(String participant, Map<String, String> metadata) {
     /** Metadata plus the field names and the id: generous, still far below a znode's limit. */
     static final Codec<CandidateData> CODEC = Codec.json(CandidateData.class)
             .withLimit(ElectionOptions.MAX_METADATA_BYTES + 1024);
@@ -17,9 +16,5 @@ record CandidateData(String participant, Map<String, String> metadata, boolean a
     CandidateData {
         Objects.requireNonNull(participant, "participant");
         metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
-    }
-
-    CandidateData nowActing() {
-        return new CandidateData(participant, metadata, true);
     }
 }

@@ -94,6 +94,11 @@ final class CandidateRule {
         return electedAtNanos + grace.toNanos();
     }
 
+    /** The leader acts once the election node announces its epoch (and only its own, never an older one). */
+    static boolean isActing(long announcedEpoch, long leaderEpoch) {
+        return announcedEpoch == leaderEpoch;
+    }
+
     /** A leader as an observer saw it: the epoch, and whether it announced that it acts. */
     record View(long epoch, boolean acting) {
         static final View NONE = new View(0, false);

@@ -116,7 +116,10 @@ final class ElectionObserver implements AutoCloseable {
         }
     }
 
-    /** Reads the leader, leaving a watch on what would change the answer. */
+    /**
+     * Reads the leader, leaving watches on what would change the answer: the children (who is
+     * lowest) and the election node's data (the announcement that the lowest acts).
+     */
     private Optional<LeaderInfo> readLeader() throws InterruptedException {
         List<String> children = zk.call(path, () -> {
             try {
@@ -130,18 +133,16 @@ final class ElectionObserver implements AutoCloseable {
                 return List.<String>of();
             }
         });
-        for (String child : CandidateRule.order(children)) {
-            CoordPath node = path.child(child);
-            Stat stat = new Stat();
-            byte[] bytes = zk.call(node, () -> {
-                try {
-                    return watching.getData().storingStatIn(stat).usingWatcher(watcher).forPath(node.value());
-                } catch (KeeperException.NoNodeException e) {
-                    return null; // left meanwhile; the children watch has fired too
-                }
-            });
-            if (bytes != null) {
-                return Optional.of(ZkElection.toLeaderInfo(ZkElection.parse(node, bytes, stat)));
+        List<String> order = CandidateRule.order(children);
+        if (order.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<ZkElection.Announced> announced = election.announcement(watching, watcher);
+        for (String child : order) {
+            // Candidate data never changes: no watch; the children watch tells when one leaves.
+            Optional<Participant> p = election.participant(child);
+            if (p.isPresent()) {
+                return Optional.of(ZkElection.toLeaderInfo(p.get(), announced));
             }
         }
         return Optional.empty();

@@ -10,8 +10,9 @@ import java.util.Objects;
  *
  * @param participant the leader's id, metadata and node
  * @param acting      whether the leader has finished its handover and announced that it acts
- *                    (it writes its node once, right after starting). False for the short time
- *                    between being elected and that announcement, and during a handover grace.
+ *                    (right after it starts, it writes its epoch on the election node). False for
+ *                    the short time between being elected and that announcement, and during a
+ *                    handover grace.
  * @param since       server time the leader announced it acts when {@code acting}; otherwise the
  *                    time it joined (it has not started yet)
  */

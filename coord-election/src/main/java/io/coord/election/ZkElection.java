@@ -64,7 +64,7 @@ final class ZkElection implements Election {
         this.zk = Zk.of(client);
         this.path = ROOT.child(name);
         this.metrics = client.metrics();
-        this.data = new CandidateData(options.participantId(), options.metadata(), false);
+        this.data = new CandidateData(options.participantId(), options.metadata());
         this.nodeData = CandidateData.CODEC.encode(path, data);
         int id = IDS.incrementAndGet();
         AtomicInteger threadIds = new AtomicInteger();
@@ -229,31 +229,36 @@ final class ZkElection implements Election {
         if (predecessorGoneAt != 0) {
             metrics.recordTime("coord.election.handover", Duration.ofNanos(now - predecessorGoneAt), "election", name);
         }
-        announce(created);
+        announce(lease);
         return leadership;
     }
 
-    /** Marks our node as acting (async: the leader does not wait for it). Only our node, only version 0. */
-    private void announce(LeaseNodes.Created created) {
-        String node = created.token().node().value();
+    /**
+     * Announces on the election node that we act: {@code multi(check(ourNode), setData(election))},
+     * sent in the background (the leader does not wait for it). Only a leader whose node exists can
+     * write it, so it never goes back to an older leader.
+     */
+    private void announce(NodeLease lease) {
         try {
-            zk.curator().setData().withVersion(created.stat().getVersion()).inBackground((client, event) -> {
-                int rc = event.getResultCode();
-                if (rc != KeeperException.Code.OK.intValue() && rc != KeeperException.Code.NONODE.intValue()) {
-                    LOG.debug("could not announce leader node {} as acting: {}", node, KeeperException.Code.get(rc));
+            byte[] bytes = Announcement.CODEC.encode(path, new Announcement(lease.token().value(), options.participantId()));
+            var set = zk.curator().transactionOp().setData().forPath(path.value(), bytes);
+            zk.curator().transaction().inBackground((client, event) -> {
+                if (event.getResultCode() != KeeperException.Code.OK.intValue()) {
+                    LOG.debug("could not announce leader {} on {}: {}", lease.token(), path, KeeperException.Code.get(event.getResultCode()));
                 }
-            }).forPath(node, CandidateData.CODEC.encode(created.token().node(), data.nowActing()));
+            }).forOperations(List.of(lease.fenceCheck(), set));
         } catch (Exception e) {
-            LOG.debug("could not announce leader node {} as acting", node, e);
+            LOG.debug("could not announce leader {} on {}", lease.token(), path, e);
         }
     }
 
     @Override
     public Optional<LeaderInfo> leader() throws InterruptedException {
+        Optional<Announced> announced = announcement(zk.curator(), null);
         for (String child : CandidateRule.order(children())) {
-            Optional<LeaderInfo> info = read(child).map(ZkElection::toLeaderInfo);
-            if (info.isPresent()) {
-                return info;
+            Optional<Participant> p = participant(child);
+            if (p.isPresent()) {
+                return Optional.of(toLeaderInfo(p.get(), announced));
             }
         }
         return Optional.empty();
@@ -263,18 +268,18 @@ final class ZkElection implements Election {
     public List<Participant> candidates() throws InterruptedException {
         List<Participant> out = new ArrayList<>();
         for (String child : CandidateRule.order(children())) {
-            read(child).ifPresent(r -> out.add(r.participant()));
+            participant(child).ifPresent(out::add);
         }
         return out;
     }
 
-    /** One candidate node as read: who, and whether (since when) it acts. */
-    record Read(Participant participant, boolean acting, Stat stat) {
+    /** An announcement as read, with the server time it was written. */
+    record Announced(Announcement announcement, Instant at) {
     }
 
-    static LeaderInfo toLeaderInfo(Read r) {
-        Instant since = Instant.ofEpochMilli(r.acting() ? r.stat().getMtime() : r.stat().getCtime());
-        return new LeaderInfo(r.participant(), r.acting(), since);
+    static LeaderInfo toLeaderInfo(Participant leader, Optional<Announced> announced) {
+        boolean acting = announced.isPresent() && CandidateRule.isActing(announced.get().announcement().epoch(), leader.token().value());
+        return new LeaderInfo(leader, acting, acting ? announced.get().at() : leader.joinedAt());
     }
 
     private List<String> children() throws InterruptedException {
@@ -287,8 +292,34 @@ final class ZkElection implements Election {
         });
     }
 
+    /**
+     * Reads the election node's announcement through {@code via}, leaving {@code watcher} unless
+     * null; empty if there is none or it is unreadable.
+     */
+    Optional<Announced> announcement(org.apache.curator.framework.CuratorFramework via, org.apache.zookeeper.Watcher watcher)
+            throws InterruptedException {
+        Stat stat = new Stat();
+        byte[] bytes = zk.call(path, () -> {
+            try {
+                return watcher != null ? via.getData().storingStatIn(stat).usingWatcher(watcher).forPath(path.value())
+                        : via.getData().storingStatIn(stat).forPath(path.value());
+            } catch (KeeperException.NoNodeException e) {
+                return null;
+            }
+        });
+        if (bytes == null || bytes.length == 0) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new Announced(Announcement.CODEC.decode(path, bytes), Instant.ofEpochMilli(stat.getMtime())));
+        } catch (RuntimeException e) {
+            LOG.warn("election node {} holds no valid announcement; leaders show as not acting: {}", path, e.getMessage());
+            return Optional.empty();
+        }
+    }
+
     /** Reads one candidate node; empty if it is gone. */
-    Optional<Read> read(String child) throws InterruptedException {
+    Optional<Participant> participant(String child) throws InterruptedException {
         CoordPath node = path.child(child);
         Stat stat = new Stat();
         byte[] bytes = zk.call(node, () -> {
@@ -298,14 +329,12 @@ final class ZkElection implements Election {
                 return null;
             }
         });
-        return bytes == null ? Optional.empty() : Optional.of(parse(node, bytes, stat));
-    }
-
-    static Read parse(CoordPath node, byte[] bytes, Stat stat) {
+        if (bytes == null) {
+            return Optional.empty();
+        }
         CandidateData d = CandidateData.CODEC.decode(node, bytes);
-        Participant p = new Participant(d.participant(), d.metadata(), new io.coord.FencingToken(stat.getCzxid(), node),
-                Instant.ofEpochMilli(stat.getCtime()));
-        return new Read(p, d.acting(), stat);
+        return Optional.of(new Participant(d.participant(), d.metadata(), new io.coord.FencingToken(stat.getCzxid(), node),
+                Instant.ofEpochMilli(stat.getCtime())));
     }
 
     @Override

@@ -22,12 +22,15 @@
  *
  * <h2>Nodes</h2>
  * <pre>
- * /elections/{name}                                   container (deleted by the server when empty)
+ * /elections/{name}                                   container (deleted by the server when empty);
+ *     data: the last leader that started acting, {"epoch":&lt;czxid&gt;,"participant":"…"}
  * /elections/{name}/_c_{uuid}-candidate-{seq10}       ephemeral-sequential, protected; JSON
- *     {"participant":"…","metadata":{…},"acting":false}
+ *     {"participant":"…","metadata":{…}}, written once, never changed
  * </pre>
- * The lowest sequence leads. {@code acting} is set to true once (version 0 → 1) when the leader
- * starts acting; observers show the node's mtime as "leading since".
+ * The lowest sequence leads. A new leader, once it acts, writes its epoch on the election node
+ * ({@code multi(check(ownNode), setData(election))}, in the background); observers show a leader
+ * as acting when that epoch is its own, since that write's mtime. The announcement lives on the
+ * election node, not on the leader's, so that it does not wake the candidate watching the leader.
  *
  * <h2>Failure semantics</h2>
  * <ul>

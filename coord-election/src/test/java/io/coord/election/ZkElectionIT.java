@@ -335,6 +335,93 @@ class ZkElectionIT {
         await(BUDGET, () -> views.stream().allMatch(v -> Optional.empty().equals(v.get())), () -> "no leader at the end: " + views);
     }
 
+    @Test
+    void onlyTheNextCandidateIsWokenWhenTheLeaderLeaves() throws Exception {
+        List<ElectionTestKit.RecordingMetrics> metrics = new ArrayList<>();
+        List<CoordClient> clients = new ArrayList<>();
+        List<Election> elections = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ElectionTestKit.RecordingMetrics m = new ElectionTestKit.RecordingMetrics();
+            CoordClient c = KIT.client(b -> b.metrics(m));
+            metrics.add(m);
+            clients.add(c);
+            elections.add(KIT.election(c, "svc", as("c" + i)));
+        }
+        Leadership leader = elections.get(0).campaign(BUDGET);
+        List<CompletableFuture<Leadership>> waiting = new ArrayList<>();
+        for (int i = 1; i < 5; i++) {
+            waiting.add(elections.get(i).campaignAsync());
+            int joined = i + 1;
+            await(BUDGET, () -> candidatesQuietly(elections.get(0)).size() == joined, () -> "c" + joined + " joined");
+        }
+        List<Participant> line = elections.get(0).candidates();
+        assertEquals(List.of("c0", "c1", "c2", "c3", "c4"), line.stream().map(Participant::id).toList());
+
+        // Structure, as the server sees it: no candidate watches the election's children, and each
+        // candidate node is watched only by its owner (its lease) and by the candidate just behind it.
+        List<Long> sessions = clients.stream().map(c -> c.session().id()).toList();
+        String prefix = "/" + KIT.namespace();
+        await(BUDGET, () -> {
+            Map<String, java.util.Set<Long>> w = watchesByPath();
+            for (int i = 1; i < 5; i++) {
+                if (!w.getOrDefault(prefix + line.get(i - 1).node().value(), java.util.Set.of()).contains(sessions.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }, () -> "every waiting candidate watches its predecessor: " + watchesByPath());
+        Map<String, java.util.Set<Long>> watches = watchesByPath();
+        java.util.Set<Long> onChildren = new java.util.HashSet<>(watches.getOrDefault(prefix + elections.get(0).path().value(),
+                java.util.Set.of()));
+        onChildren.retainAll(sessions);
+        assertEquals(java.util.Set.of(), onChildren, "no candidate watches the election's children");
+        for (int i = 0; i < 5; i++) {
+            java.util.Set<Long> watchers = new java.util.HashSet<>(watches.getOrDefault(prefix + line.get(i).node().value(),
+                    java.util.Set.of()));
+            watchers.retainAll(sessions);
+            java.util.Set<Long> allowed = new java.util.HashSet<>(List.of(sessions.get(i)));
+            if (i + 1 < 5) {
+                allowed.add(sessions.get(i + 1));
+            }
+            assertTrue(allowed.containsAll(watchers), "node of c" + i + " is watched only by c" + i + " and c" + (i + 1)
+                    + ": " + watchers + " of " + sessions);
+        }
+
+        // Behaviour: the leader leaves; exactly one candidate wakes.
+        leader.resign();
+        Leadership next = waiting.get(0).get(10, TimeUnit.SECONDS);
+        assertEquals("c1", next.info().id());
+        for (int i = 2; i < 5; i++) {
+            flushEvents(clients.get(i));
+            assertEquals(0, metrics.get(i).count("coord.election.wakeups"), "c" + i + " was not woken");
+            assertFalse(waiting.get(i - 1).isDone(), "c" + i + " still waits");
+        }
+        assertEquals(1, metrics.get(1).count("coord.election.wakeups"), "c1 woke once");
+    }
+
+    /** After this, every watch event the server sent this client before now has been delivered. */
+    private static void flushEvents(CoordClient client) throws Exception {
+        CountDownLatch done = new CountDownLatch(1);
+        // Background callbacks run on the ZooKeeper event thread, after the events queued before them.
+        client.curator().checkExists().inBackground((c, e) -> done.countDown()).forPath("/");
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+    }
+
+    /** The server's watches by path ({@code wchp}): data and child watches, session ids. */
+    private static Map<String, java.util.Set<Long>> watchesByPath() {
+        String text = io.coord.test.EmbeddedEnsemble.fourLetterWord(KIT.ensemble().clientPort(0), "wchp").orElse("");
+        Map<String, java.util.Set<Long>> out = new java.util.HashMap<>();
+        String path = null;
+        for (String line : text.split("\n")) {
+            if (line.startsWith("/")) {
+                path = line.trim();
+            } else if (path != null && line.trim().startsWith("0x")) {
+                out.computeIfAbsent(path, k -> new java.util.HashSet<>()).add(Long.parseUnsignedLong(line.trim().substring(2), 16));
+            }
+        }
+        return out;
+    }
+
     private static Optional<LeaderInfo> leaderQuietly(Election e) {
         try {
             return e.leader();
