@@ -58,8 +58,8 @@ final class ZkElection implements Election {
     private ElectionObserver observer; // guarded by observerLock
 
     ZkElection(CoordClient client, String name, ElectionOptions options) {
-        Objects.requireNonNull(client, "client");
         this.name = CoordPath.validateName(name);
+        Objects.requireNonNull(client, "client");
         this.options = Objects.requireNonNull(options, "options");
         this.zk = Zk.of(client);
         this.path = ROOT.child(name);
