@@ -15,7 +15,9 @@ public final class Benchmarks {
         return List.of(
                 new CreateDeleteBench(),
                 new AsyncCreateBench(),
-                new GetDataBench());
+                new GetDataBench(),
+                new ElectionFailoverBench(),
+                new ElectionExpiryBench());
     }
 
     /**

@@ -229,7 +229,12 @@ final class ZkElection implements Election {
         if (predecessorGoneAt != 0) {
             metrics.recordTime("coord.election.handover", Duration.ofNanos(now - predecessorGoneAt), "election", name);
         }
-        announce(lease);
+        // Off this thread: the new leader's task starts now, the announcement follows in the background.
+        try {
+            zk.events().execute(() -> announce(lease));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            LOG.debug("client closing: leader {} not announced", lease.token());
+        }
         return leadership;
     }
 

@@ -1,0 +1,63 @@
+package io.coord.bench;
+
+import io.coord.bench.BenchContext.Paired;
+import java.util.List;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * {@code election.expiryFailover}: how long after the leader's session is ended on the server the
+ * next leader's callback runs (handover grace 0, the default). The session is ended as an expiry
+ * ends it: a second handle with the leader's session id and password connects (untimed) and
+ * closes (timed from here). Ours: coord-election's leader task; the peer, for reference: Curator's
+ * {@code LeaderLatch}. The expired candidate comes back on a new session and joins again, untimed.
+ */
+final class ElectionExpiryBench implements Benchmark {
+    static final String NAME = "election.expiryFailover";
+    static final int DEFAULT_OPS = 4;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String description() {
+        return "leader's session ended on the server -> next leader's callback; peer: Curator LeaderLatch";
+    }
+
+    @Override
+    public List<Figure> run(BenchContext ctx) throws InterruptedException {
+        int n = ctx.ops(DEFAULT_OPS);
+        try (LeaderPairs.Pair ours = new LeaderPairs.Ours(ctx, "expiry-ours");
+             LeaderPairs.Pair peer = new LeaderPairs.Peer(ctx, LeaderPairs.path("expiry-peer"))) {
+            Paired<RoundResult> r = ctx.alternate(round -> expiries(ctx, ours, n), round -> expiries(ctx, peer, n));
+            return List.of(
+                    Figures.p50(NAME, "p50", r, "curator-LeaderLatch"),
+                    Figures.p99(NAME, "p99", r, "curator-LeaderLatch"));
+        }
+    }
+
+    private static RoundResult expiries(BenchContext ctx, LeaderPairs.Pair pair, int n) throws InterruptedException {
+        Latencies latencies = new Latencies(n);
+        long timed = 0;
+        for (int i = 0; i < n; i++) {
+            pair.awaitBothInLine();
+            LeaderPairs.Started leader = pair.leader();
+            ZooKeeper twin;
+            try {
+                twin = LeaderPairs.twin(ctx.connectString(), pair.zooKeeper(leader.who()));
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("could not reach the leader's session", e);
+            }
+            long t0 = System.nanoTime();
+            twin.close();
+            LeaderPairs.Started next = pair.next();
+            long took = next.atNanos() - t0;
+            latencies.add(took);
+            timed += took;
+        }
+        return RoundResult.of(n, timed, latencies);
+    }
+}
