@@ -9,7 +9,8 @@ import org.apache.zookeeper.ZooKeeper;
  * next leader's callback runs (handover grace 0, the default). The session is ended as an expiry
  * ends it: a second handle with the leader's session id and password connects (untimed) and
  * closes (timed from here). Ours: coord-election's leader task; the peer, for reference: Curator's
- * {@code LeaderLatch}. The expired candidate comes back on a new session and joins again, untimed.
+ * {@code LeaderLatch}. The expired candidate joins again on its new session, untimed, with a new
+ * handle (a new latch; the old latch may also re-join by itself once it reconnects).
  */
 final class ElectionExpiryBench implements Benchmark {
     static final String NAME = "election.expiryFailover";
@@ -57,6 +58,7 @@ final class ElectionExpiryBench implements Benchmark {
             long took = next.atNanos() - t0;
             latencies.add(took);
             timed += took;
+            pair.rejoin(leader);
         }
         return RoundResult.of(n, timed, latencies);
     }

@@ -8,7 +8,8 @@ import java.util.List;
  * Two candidates on two clients; each op makes the current leader leave and times until the other
  * one's callback starts. Ours: coord-election's leader task ({@code resign()}, and in a second
  * pass closing the {@code Election}); the peer: Curator's {@code LeaderLatch} ({@code close()} →
- * the other latch's {@code isLeader()}). The one that left joins again between ops, untimed.
+ * the other latch's {@code isLeader()}). The one that left joins again between ops, untimed, with
+ * a new handle on both sides.
  */
 final class ElectionFailoverBench implements Benchmark {
     static final String NAME = "election.failover";
@@ -52,9 +53,7 @@ final class ElectionFailoverBench implements Benchmark {
             long took = next.atNanos() - t0;
             latencies.add(took);
             timed += took;
-            if (close || pair instanceof LeaderPairs.Peer) {
-                pair.rejoin(leader); // ours re-queues by itself after a resign
-            }
+            pair.rejoin(leader);
         }
         return RoundResult.of(n, timed, latencies);
     }

@@ -21,9 +21,10 @@ import org.apache.zookeeper.ZooKeeper;
 
 /**
  * Two candidates of one election, each on its own client, for the failover benchmarks: ours
- * (coord-election, leader-task style, re-queued after each leadership) and the peer (Curator's
- * {@link LeaderLatch}, a new latch for the participant that left). Each records, on the thread
- * that runs it, the moment its leader callback starts.
+ * (coord-election, leader-task style) and the peer (Curator's {@link LeaderLatch}). Each records,
+ * on the thread that runs it, the moment its leader callback starts. On both sides the participant
+ * that left joins again only after the measurement, with a new handle (a new latch), so that its
+ * re-join never competes with the failover being timed.
  */
 final class LeaderPairs {
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
@@ -75,7 +76,10 @@ final class LeaderPairs {
         }
 
         private void join(int who) {
-            elections[who] = Election.open(clients[who], name, ElectionOptions.builder().participantId("ours-" + who).requeue(true).build());
+            if (elections[who] != null) {
+                elections[who].close();
+            }
+            elections[who] = Election.open(clients[who], name, ElectionOptions.builder().participantId("ours-" + who).build());
             elections[who].lead(task(who));
         }
 
@@ -165,6 +169,14 @@ final class LeaderPairs {
         }
 
         private void join(int who) {
+            LeaderLatch old = latches[who];
+            if (old != null && old.getState() == LeaderLatch.State.STARTED) {
+                try {
+                    old.close();
+                } catch (IOException e) {
+                    throw new IllegalStateException("could not close a LeaderLatch", e);
+                }
+            }
             LeaderLatch latch = new LeaderLatch(clients[who], path, "peer-" + who);
             latch.addListener(new LeaderLatchListener() {
                 @Override
@@ -286,6 +298,6 @@ final class LeaderPairs {
     }
 
     static String path(String name) {
-        return CoordPath.of("/bench", name).value();
+        return CoordPath.of("bench", name).value();
     }
 }

@@ -71,6 +71,8 @@ final class Candidacy {
     private boolean handedOver; // guarded by lock
     /** When the predecessor's watch last fired (nanoTime), 0 if never: the start of a handover. */
     private volatile long predecessorGoneAt;
+    /** The path of the last predecessor whose deletion the watch reported, or null. */
+    private volatile String deletedPredecessor;
     private final Runnable onLeadershipEnd;
 
     Candidacy(ZkElection election, Runnable onLeadershipEnd) {
@@ -81,7 +83,12 @@ final class Candidacy {
         this.watching = zk.curator().newWatcherRemoveCuratorFramework();
         this.predecessorWatcher = event -> {
             switch (event.getType()) {
-                case NodeDeleted, NodeDataChanged -> {
+                case NodeDeleted -> {
+                    predecessorGoneAt = System.nanoTime();
+                    deletedPredecessor = event.getPath();
+                    election.metric("coord.election.wakeups");
+                }
+                case NodeDataChanged -> {
                     predecessorGoneAt = System.nanoTime();
                     election.metric("coord.election.wakeups");
                 }
@@ -112,24 +119,34 @@ final class Candidacy {
 
     private ZkLeadership loop(long deadline, Duration timeout) throws InterruptedException {
         long electedAt = 0;
+        CandidateRule.Watch watched = null;
         while (true) {
             checkOpen(deadline, timeout);
             NodeLease current = currentLease();
             if (current == null || current.state().isTerminal()) {
                 electedAt = 0;
+                watched = null;
                 join(deadline, timeout);
                 continue;
             }
             wake.drainPermits();
-            List<String> children;
-            try {
-                children = zk.call(path, () -> zk.curator().getChildren().forPath(path.value()));
-            } catch (ConnectionLostException | SessionExpiredException e) {
-                sleep(Math.min(deadline - System.nanoTime(), RETRY_NANOS));
-                continue;
+            CandidateRule.Step step;
+            if (watched != null && watched.electsOnDeletion()
+                    && path.child(watched.predecessor()).value().equals(deletedPredecessor)) {
+                // The leader, the only node ahead of ours, is deleted: that alone elects us (see
+                // CandidateRule.Watch), so the handover does not wait for one more read.
+                step = new CandidateRule.Lead();
+            } else {
+                List<String> children;
+                try {
+                    children = zk.call(path, () -> zk.curator().getChildren().forPath(path.value()));
+                } catch (ConnectionLostException | SessionExpiredException e) {
+                    sleep(Math.min(deadline - System.nanoTime(), RETRY_NANOS));
+                    continue;
+                }
+                step = CandidateRule.next(children, current.node().name());
             }
-            String ours = current.node().name();
-            CandidateRule.Step step = CandidateRule.next(children, ours);
+            watched = step instanceof CandidateRule.Watch w ? w : null;
             if (step instanceof CandidateRule.Gone) {
                 // Deleted behind our back (an administrator?): this node can never lead. Join anew.
                 current.close();

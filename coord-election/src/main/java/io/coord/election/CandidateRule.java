@@ -25,8 +25,13 @@ final class CandidateRule {
     record Lead() implements Step {
     }
 
-    /** Wait for this node (the one just ahead of ours) to go. */
-    record Watch(String predecessor) implements Step {
+    /**
+     * Wait for this node (the one just ahead of ours) to go. {@code electsOnDeletion}: it is the
+     * only node ahead (the leader), so its deletion alone elects us, without reading the children
+     * again: a node created later gets a higher sequence, the election node cannot be deleted and
+     * re-created while ours is in it, and a deleted node (protected, unique name) never comes back.
+     */
+    record Watch(String predecessor, boolean electsOnDeletion) implements Step {
         Watch {
             if (predecessor == null || predecessor.isEmpty()) {
                 throw new IllegalArgumentException("predecessor must be a node name, got \"" + predecessor + "\"");
@@ -59,7 +64,9 @@ final class CandidateRule {
         if (SequentialNodes.position(sorted, ours) < 0) {
             return new Gone();
         }
-        return SequentialNodes.toWatch(sorted, ours, 1).<Step>map(Watch::new).orElseGet(Lead::new);
+        return SequentialNodes.toWatch(sorted, ours, 1)
+                .<Step>map(p -> new Watch(p, sorted.get(0).equals(p)))
+                .orElseGet(Lead::new);
     }
 
     /** What an elected candidate does about the handover. */

@@ -44,9 +44,9 @@ class CandidateRuleTest {
     void eachCandidateWatchesOnlyTheNodeJustAheadSoALeaderLeavingWakesOne() {
         List<String> children = List.of(D, B, A, C);
         assertEquals(new CandidateRule.Lead(), CandidateRule.next(children, A));
-        assertEquals(new CandidateRule.Watch(A), CandidateRule.next(children, B));
-        assertEquals(new CandidateRule.Watch(B), CandidateRule.next(children, C));
-        assertEquals(new CandidateRule.Watch(C), CandidateRule.next(children, D));
+        assertEquals(new CandidateRule.Watch(A, true), CandidateRule.next(children, B));
+        assertEquals(new CandidateRule.Watch(B, false), CandidateRule.next(children, C));
+        assertEquals(new CandidateRule.Watch(C, false), CandidateRule.next(children, D));
         // every node is watched by at most one candidate
         List<String> watched = new ArrayList<>();
         for (String n : children) {
@@ -60,7 +60,18 @@ class CandidateRuleTest {
 
     @Test
     void aMiddleCandidateLeavingMakesItsSuccessorWatchTheNextOneAhead() {
-        assertEquals(new CandidateRule.Watch(A), CandidateRule.next(List.of(A, C), C));
+        assertEquals(new CandidateRule.Watch(A, true), CandidateRule.next(List.of(A, C), C));
+    }
+
+    @Test
+    void onlyTheDeletionOfTheLeaderAloneElectsTheCandidateBehindIt() {
+        List<String> children = List.of(A, B, C);
+        CandidateRule.Step behindLeader = CandidateRule.next(children, B);
+        CandidateRule.Step further = CandidateRule.next(children, C);
+        assertTrue(((CandidateRule.Watch) behindLeader).electsOnDeletion(), "B waits for the leader A only");
+        assertFalse(((CandidateRule.Watch) further).electsOnDeletion(), "C has A ahead besides B: B going elects nobody");
+        // and indeed, once the leader is gone the candidate behind it leads, whatever joins later
+        assertEquals(new CandidateRule.Lead(), CandidateRule.next(List.of(B, C, D), B));
     }
 
     @Test
@@ -118,6 +129,6 @@ class CandidateRuleTest {
     void viewsAndStepsRejectNonsense() {
         assertThrows(IllegalArgumentException.class, () -> new View(0, true));
         assertThrows(IllegalArgumentException.class, () -> new View(-1, false));
-        assertThrows(IllegalArgumentException.class, () -> new CandidateRule.Watch(""));
+        assertThrows(IllegalArgumentException.class, () -> new CandidateRule.Watch("", true));
     }
 }
