@@ -20,7 +20,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.WatcherRemoveCuratorFramework;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 
 /**

@@ -137,12 +137,12 @@ final class ElectionObserver implements AutoCloseable {
         if (order.isEmpty()) {
             return Optional.empty();
         }
-        Optional<ZkElection.Announced> announced = election.announcement(watching, watcher);
+        Optional<ElectionNodes.Announced> announced = election.nodes().announcement(watching, watcher);
         for (String child : order) {
             // Candidate data never changes: no watch; the children watch tells when one leaves.
-            Optional<Participant> p = election.participant(child);
+            Optional<Participant> p = election.nodes().participant(child);
             if (p.isPresent()) {
-                return Optional.of(ZkElection.toLeaderInfo(p.get(), announced));
+                return Optional.of(ElectionNodes.toLeaderInfo(p.get(), announced));
             }
         }
         return Optional.empty();

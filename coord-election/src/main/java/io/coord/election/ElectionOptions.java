@@ -3,7 +3,6 @@ package io.coord.election;
 import io.coord.CodecException;
 import io.coord.ConfigurationException;
 import io.coord.CoordPath;
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;

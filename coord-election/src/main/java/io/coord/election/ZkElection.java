@@ -11,7 +11,6 @@ import io.coord.internal.NodeLease;
 import io.coord.internal.Zk;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -25,8 +24,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,12 +54,15 @@ final class ZkElection implements Election {
     private final Object observerLock = new Object();
     private ElectionObserver observer; // guarded by observerLock
 
+    private final ElectionNodes nodes;
+
     ZkElection(CoordClient client, String name, ElectionOptions options) {
         this.name = CoordPath.validateName(name);
         Objects.requireNonNull(client, "client");
         this.options = Objects.requireNonNull(options, "options");
         this.zk = Zk.of(client);
         this.path = ROOT.child(name);
+        this.nodes = new ElectionNodes(zk, path);
         this.metrics = client.metrics();
         this.data = new CandidateData(options.participantId(), options.metadata());
         this.nodeData = CandidateData.CODEC.encode(path, data);
@@ -77,6 +77,10 @@ final class ZkElection implements Election {
 
     Zk zk() {
         return zk;
+    }
+
+    ElectionNodes nodes() {
+        return nodes;
     }
 
     byte[] nodeData() {
@@ -231,115 +235,21 @@ final class ZkElection implements Election {
         }
         // Off this thread: the new leader's task starts now, the announcement follows in the background.
         try {
-            zk.events().execute(() -> announce(lease));
+            zk.events().execute(() -> nodes.announce(lease, options.participantId()));
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             LOG.debug("client closing: leader {} not announced", lease.token());
         }
         return leadership;
     }
 
-    /**
-     * Announces on the election node that we act: {@code multi(check(ourNode), setData(election))},
-     * sent in the background (the leader does not wait for it). Only a leader whose node exists can
-     * write it, so it never goes back to an older leader.
-     */
-    private void announce(NodeLease lease) {
-        try {
-            byte[] bytes = Announcement.CODEC.encode(path, new Announcement(lease.token().value(), options.participantId()));
-            var set = zk.curator().transactionOp().setData().forPath(path.value(), bytes);
-            zk.curator().transaction().inBackground((client, event) -> {
-                if (event.getResultCode() != KeeperException.Code.OK.intValue()) {
-                    LOG.debug("could not announce leader {} on {}: {}", lease.token(), path, KeeperException.Code.get(event.getResultCode()));
-                }
-            }).forOperations(List.of(lease.fenceCheck(), set));
-        } catch (Exception e) {
-            LOG.debug("could not announce leader {} on {}", lease.token(), path, e);
-        }
-    }
-
     @Override
     public Optional<LeaderInfo> leader() throws InterruptedException {
-        Optional<Announced> announced = announcement(zk.curator(), null);
-        for (String child : CandidateRule.order(children())) {
-            Optional<Participant> p = participant(child);
-            if (p.isPresent()) {
-                return Optional.of(toLeaderInfo(p.get(), announced));
-            }
-        }
-        return Optional.empty();
+        return nodes.leader();
     }
 
     @Override
     public List<Participant> candidates() throws InterruptedException {
-        List<Participant> out = new ArrayList<>();
-        for (String child : CandidateRule.order(children())) {
-            participant(child).ifPresent(out::add);
-        }
-        return out;
-    }
-
-    /** An announcement as read, with the server time it was written. */
-    record Announced(Announcement announcement, Instant at) {
-    }
-
-    static LeaderInfo toLeaderInfo(Participant leader, Optional<Announced> announced) {
-        boolean acting = announced.isPresent() && CandidateRule.isActing(announced.get().announcement().epoch(), leader.token().value());
-        return new LeaderInfo(leader, acting, acting ? announced.get().at() : leader.joinedAt());
-    }
-
-    private List<String> children() throws InterruptedException {
-        return zk.call(path, () -> {
-            try {
-                return zk.curator().getChildren().forPath(path.value());
-            } catch (KeeperException.NoNodeException e) {
-                return List.<String>of();
-            }
-        });
-    }
-
-    /**
-     * Reads the election node's announcement through {@code via}, leaving {@code watcher} unless
-     * null; empty if there is none or it is unreadable.
-     */
-    Optional<Announced> announcement(org.apache.curator.framework.CuratorFramework via, org.apache.zookeeper.Watcher watcher)
-            throws InterruptedException {
-        Stat stat = new Stat();
-        byte[] bytes = zk.call(path, () -> {
-            try {
-                return watcher != null ? via.getData().storingStatIn(stat).usingWatcher(watcher).forPath(path.value())
-                        : via.getData().storingStatIn(stat).forPath(path.value());
-            } catch (KeeperException.NoNodeException e) {
-                return null;
-            }
-        });
-        if (bytes == null || bytes.length == 0) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(new Announced(Announcement.CODEC.decode(path, bytes), Instant.ofEpochMilli(stat.getMtime())));
-        } catch (RuntimeException e) {
-            LOG.warn("election node {} holds no valid announcement; leaders show as not acting: {}", path, e.getMessage());
-            return Optional.empty();
-        }
-    }
-
-    /** Reads one candidate node; empty if it is gone. */
-    Optional<Participant> participant(String child) throws InterruptedException {
-        CoordPath node = path.child(child);
-        Stat stat = new Stat();
-        byte[] bytes = zk.call(node, () -> {
-            try {
-                return zk.curator().getData().storingStatIn(stat).forPath(node.value());
-            } catch (KeeperException.NoNodeException e) {
-                return null;
-            }
-        });
-        if (bytes == null) {
-            return Optional.empty();
-        }
-        CandidateData d = CandidateData.CODEC.decode(node, bytes);
-        return Optional.of(new Participant(d.participant(), d.metadata(), new io.coord.FencingToken(stat.getCzxid(), node),
-                Instant.ofEpochMilli(stat.getCtime())));
+        return nodes.candidates();
     }
 
     @Override

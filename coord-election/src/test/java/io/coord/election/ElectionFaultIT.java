@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
-import io.coord.CoordSettings;
 import io.coord.LeaseState;
 import io.coord.LockLostException;
 import io.coord.Registration;
