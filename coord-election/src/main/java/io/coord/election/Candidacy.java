@@ -186,6 +186,7 @@ final class Candidacy {
             zk.call(predecessor, () -> watching.getData().usingWatcher(predecessorWatcher).forPath(predecessor.value()));
             return true;
         } catch (io.coord.NoParentException gone) {
+            predecessorGoneAt = System.nanoTime(); // found gone rather than told: the handover starts now
             return false;
         } catch (ConnectionLostException | SessionExpiredException e) {
             sleep(RETRY_NANOS);
