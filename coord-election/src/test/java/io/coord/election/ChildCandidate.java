@@ -29,7 +29,7 @@ public final class ChildCandidate {
         Duration session = Duration.ofMillis(Long.parseLong(args[4]));
         AtomicReference<Leadership> current = new AtomicReference<>();
         try (CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(connect).namespace(namespace)
-                .sessionTimeout(session).connectionTimeout(session).build());
+                .sessionTimeout(session).connectionTimeout(Duration.ofSeconds(20)).build()); // a loaded machine starts JVMs slowly
              Election election = Election.open(client, name, ElectionOptions.builder().participantId(id).requeue(true).build())) {
             Registration r = election.lead(l -> {
                 current.set(l);

@@ -12,7 +12,10 @@ import io.coord.LeaseState;
 import io.coord.LockLostException;
 import io.coord.Registration;
 import io.coord.fence.InMemoryFenceGuard;
+import io.coord.test.ClientProxy;
+import io.coord.test.ChildJvm;
 import io.coord.test.EmbeddedEnsemble;
+import io.coord.test.Faults;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -46,13 +49,8 @@ class ElectionFaultIT {
     private static final Duration BUDGET = Duration.ofSeconds(20);
 
     private final ExecutorService callbacks = Executors.newSingleThreadExecutor();
-    private final List<AutoCloseable> closeLast = new ArrayList<>();
-
     @AfterEach
     void cleanUp() throws Exception {
-        for (AutoCloseable c : closeLast) {
-            c.close();
-        }
         callbacks.shutdownNow();
         assertTrue(callbacks.awaitTermination(5, TimeUnit.SECONDS));
     }
@@ -61,7 +59,7 @@ class ElectionFaultIT {
         return ElectionOptions.builder().participantId(id).requeue(true).build();
     }
 
-    private CoordClient client(String connectString, Duration session) throws InterruptedException {
+    private CoordClient client(String connectString, Duration session) {
         return KIT.client(b -> b.connectString(connectString).sessionTimeout(session).connectionTimeout(session));
     }
 
@@ -92,8 +90,8 @@ class ElectionFaultIT {
 
     @Test
     void connectionCutLeaderIsInterruptedBeforeAnyOtherCandidateActsEvenWithNoHandoverGrace() throws Exception {
-        CutProxy proxy = new CutProxy(KIT.ensemble().clientPort(0));
-        closeLast.add(proxy);
+        ClientProxy proxy = ClientProxy.to(KIT.connectString());
+        KIT.track(proxy);
         CoordClient cutClient = client(proxy.connectString(), SESSION);
         CoordClient otherClient = client(KIT.connectString(), SESSION);
         FencedRegister.create(otherClient);
@@ -186,7 +184,7 @@ class ElectionFaultIT {
 
     /** One in-JVM candidate: its own client behind its own proxy, so it can be cut off alone. */
     private final class Local {
-        final CutProxy proxy;
+        final ClientProxy proxy;
         final CoordClient client;
         final Invariants inv;
         volatile Election election;
@@ -196,8 +194,8 @@ class ElectionFaultIT {
 
         Local(int n, Invariants inv) throws InterruptedException {
             this.inv = inv;
-            this.proxy = new CutProxy(KIT.ensemble().clientPort(0));
-            closeLast.add(proxy);
+            this.proxy = ClientProxy.to(KIT.connectString());
+            KIT.track(proxy);
             this.client = client(proxy.connectString(), SESSION);
             this.id = "jvm" + n;
             start();
@@ -224,7 +222,7 @@ class ElectionFaultIT {
                 observe(KIT.election(client(KIT.connectString(), Duration.ofSeconds(5)), "svc", options("observer1"))),
                 observe(KIT.election(client(KIT.connectString(), Duration.ofSeconds(5)), "svc", options("observer2"))));
         Invariants.Sampler sampler = inv.new Sampler();
-        closeLast.add(sampler);
+        KIT.track(sampler);
 
         Map<String, Local> locals = new ConcurrentHashMap<>();
         for (int n = 1; n <= 4; n++) {
@@ -232,13 +230,15 @@ class ElectionFaultIT {
             locals.put(local.id, local);
         }
         AtomicInteger childCount = new AtomicInteger();
-        AtomicReference<ChildProcess> child = new AtomicReference<>(spawnChild(inv, childCount.incrementAndGet()));
+        AtomicReference<Child> child = new AtomicReference<>(spawnChild(inv, childCount.incrementAndGet()));
+        await(Duration.ofSeconds(40), () -> child.get().lines.contains("READY"),
+                () -> "the child candidate is ready: " + child.get().lines + child.get().jvm.stderrTail());
 
         Map<Change, Integer> done = new EnumMap<>(Change.class);
         Change[] localCycle = {Change.RESIGN, Change.CLOSE, Change.EXPIRE, Change.RESIGN};
         int localChanges = 0;
         List<Long> epochs = new ArrayList<>();
-        CutProxy frozen = null;
+        ClientProxy frozen = null;
         long last = 0;
         for (int change = 0; change < 50; change++) {
             LeaderInfo leader = awaitActingAbove(views.get(0), last);
@@ -255,13 +255,13 @@ class ElectionFaultIT {
             last = epoch;
             String who = leader.id();
             if (who.startsWith("child")) {
-                ChildProcess c = child.get();
+                Child c = child.get();
                 if (done.getOrDefault(Change.KILL, 0) < 5) {
-                    c.kill();
+                    c.jvm.kill9(); // no goodbye to ZooKeeper: its session ends by expiry
                     done.merge(Change.KILL, 1, Integer::sum);
                     child.set(spawnChild(inv, childCount.incrementAndGet()));
                 } else {
-                    c.send("resign");
+                    c.jvm.send("resign");
                     done.merge(Change.CHILD_RESIGN, 1, Integer::sum);
                 }
                 continue;
@@ -308,64 +308,100 @@ class ElectionFaultIT {
                 + inv.fenced.get() + "; max valid at once: " + sampler.max());
     }
 
-    private ChildProcess spawnChild(Invariants inv, int n) throws Exception {
+    /** A candidate in a child JVM (so it can be killed with SIGKILL), its stdout read into {@code inv}. */
+    private static final class Child implements AutoCloseable {
+        final ChildJvm jvm;
+        final List<String> lines = new CopyOnWriteArrayList<>();
+        private volatile boolean running = true;
+        private final Thread pump;
+
+        Child(ChildJvm jvm, java.util.function.Consumer<String> onLine) {
+            this.jvm = jvm;
+            this.pump = new Thread(() -> {
+                while (running) {
+                    jvm.readLine(Duration.ofMillis(200)).ifPresent(line -> {
+                        lines.add(line);
+                        onLine.accept(line);
+                    });
+                }
+            }, "child-" + jvm.pid() + "-lines");
+            pump.setDaemon(true);
+            pump.start();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            if (jvm.isAlive()) {
+                try {
+                    jvm.send("quit");
+                    jvm.awaitExit(Duration.ofSeconds(10));
+                } catch (AssertionError | java.io.UncheckedIOException slowOrGone) {
+                    // close() below kills it
+                }
+            }
+            jvm.close();
+            running = false;
+            pump.join(5000);
+        }
+    }
+
+    private Child spawnChild(Invariants inv, int n) throws Exception {
         String id = "child" + n;
-        ChildProcess child = new ChildProcess(ChildCandidate.class,
-                List.of(KIT.connectString(), KIT.namespace(), "svc", id, Long.toString(SESSION.toMillis())), line -> {
-                    String[] parts = line.split(" ");
-                    switch (parts[0]) {
-                        case "ACTING" -> inv.claim(Long.parseLong(parts[1]), id);
-                        case "WROTE" -> inv.wrote(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
-                        case "ERROR" -> inv.violations.add(id + ": " + line);
-                        default -> {
-                        }
-                    }
-                });
-        closeLast.add(child);
-        await(BUDGET, () -> child.lines().contains("READY"), () -> id + " is ready: " + child.lines());
-        return child;
+        ChildJvm jvm = ChildJvm.builder(ChildCandidate.class.getName())
+                .jvmOption("-Xmx64m").jvmOption("-XX:TieredStopAtLevel=1")
+                .args(KIT.connectString(), KIT.namespace(), "svc", id, Long.toString(SESSION.toMillis()))
+                .start();
+        Child child = new Child(jvm, line -> {
+            String[] parts = line.split(" ");
+            switch (parts[0]) {
+                case "ACTING" -> inv.claim(Long.parseLong(parts[1]), id);
+                case "WROTE" -> inv.wrote(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
+                case "ERROR" -> inv.violations.add(id + ": " + line);
+                default -> {
+                }
+            }
+        });
+        KIT.track(child);
+        return child; // joins the line once it has connected; nothing waits for that
+
     }
 
     @Test
     void ensembleLeaderKilledTheElectionRecoversWithAtMostOneLeader() throws Exception {
-        try (EmbeddedEnsemble ensemble = EmbeddedEnsemble.start(EmbeddedEnsemble.Options.quorum())) {
-            Invariants inv = new Invariants();
-            Duration session = Duration.ofSeconds(6);
-            CoordClient admin = client(ensemble.connectString(), session);
-            FencedRegister.create(admin);
-            AtomicReference<Optional<LeaderInfo>> view = observe(KIT.election(client(ensemble.connectString(), session), "svc",
-                    options("observer")));
-            List<Registration> registrations = new ArrayList<>();
-            for (int n = 1; n <= 3; n++) {
-                CoordClient c = client(ensemble.connectString(), session);
-                String id = "cand" + n;
-                Election e = KIT.election(c, "svc", options(id));
-                registrations.add(e.lead(inv.task(id, c, l -> { })));
-            }
-            try (Invariants.Sampler sampler = inv.new Sampler()) {
-                LeaderInfo before = awaitActingAbove(view, 0);
-                await(BUDGET, () -> inv.writes.size() >= 20, () -> "the leader writes");
-                int zkLeader = ensemble.awaitLeader(10_000);
-                int writesBefore = inv.writes.size();
-                ensemble.kill(zkLeader);
-                await(Duration.ofSeconds(30), () -> inv.writes.size() > writesBefore + 20,
-                        () -> "fenced writes resume after the ZooKeeper leader was killed");
-                long highest = inv.writes.stream().mapToLong(w -> w[1]).max().orElseThrow();
-                LeaderInfo after = view.get().orElseThrow();
-                await(BUDGET, () -> view.get().map(l -> l.acting() && l.epoch().value() >= highest).orElse(false),
-                        () -> "the observer converges on the leader that writes: " + view.get());
-                assertTrue(after.epoch().value() >= before.epoch().value());
-                ensemble.restart(zkLeader);
-                assertEquals(1, sampler.max(), "exactly one valid leadership at the end of the run, never two");
-            }
-            for (Registration r : registrations) {
-                r.close();
-            }
-            inv.checkWriteOrder();
-            assertEquals(List.of(), inv.violations, "safety violations");
-            System.out.println("after the ZooKeeper leader kill: acting starts " + inv.actingStarts.get() + ", fenced " + inv.fenced.get());
-            admin.close();
+        // Tracked first, so closed last: elections, then clients, then the servers.
+        EmbeddedEnsemble ensemble = KIT.track(EmbeddedEnsemble.start(EmbeddedEnsemble.Options.quorum()));
+        Invariants inv = new Invariants();
+        Duration session = Duration.ofSeconds(6); // outlives the ensemble's own re-election
+        CoordClient admin = quorumClient(ensemble, session);
+        FencedRegister.create(admin);
+        AtomicReference<Optional<LeaderInfo>> view = observe(KIT.election(quorumClient(ensemble, session), "svc", options("observer")));
+        for (int n = 1; n <= 3; n++) {
+            CoordClient c = quorumClient(ensemble, session);
+            String id = "cand" + n;
+            KIT.election(c, "svc", options(id)).lead(inv.task(id, c, l -> { }));
         }
+        Invariants.Sampler sampler = KIT.track(inv.new Sampler());
+        LeaderInfo before = awaitActingAbove(view, 0);
+        await(BUDGET, () -> inv.writes.size() >= 20, () -> "the leader writes");
+        int writesBefore = inv.writes.size();
+        int killed = Faults.killLeader(ensemble);
+        await(Duration.ofSeconds(30), () -> inv.writes.size() > writesBefore + 20,
+                () -> "fenced writes resume after the ZooKeeper leader was killed");
+        long highest = inv.writes.stream().mapToLong(w -> w[1]).max().orElseThrow();
+        await(BUDGET, () -> view.get().map(l -> l.acting() && l.epoch().value() >= highest).orElse(false),
+                () -> "the observer converges on the leader that writes: " + view.get());
+        assertTrue(view.get().orElseThrow().epoch().value() >= before.epoch().value(), "the epoch never goes back");
+        Faults.restore(ensemble, List.of(killed));
+        sampler.close();
+        inv.checkWriteOrder();
+        assertEquals(List.of(), inv.violations, "safety violations (two valid leaderships, refused writes while valid, shared epochs)");
+        assertEquals(1, sampler.max(), "a leadership was valid throughout the samples, and never two");
+        System.out.println("after the ZooKeeper leader kill: acting starts " + inv.actingStarts.get() + ", fenced " + inv.fenced.get());
+    }
+
+    private static CoordClient quorumClient(EmbeddedEnsemble ensemble, Duration session) throws InterruptedException {
+        return KIT.track(CoordClient.connect(io.coord.CoordSettings.builder().connectString(ensemble.connectString())
+                .namespace(KIT.namespace()).sessionTimeout(session).connectionTimeout(session).build()));
     }
 
     @Test
@@ -393,7 +429,7 @@ class ElectionFaultIT {
         await(BUDGET, () -> candidatesOf(next) == 2, () -> "new is in line");
         // The server ends old's session while old's client is connected: it learns only when the
         // server drops the connection. The grace gives it that time.
-        ElectionTestKit.expireOnServer(oldClient);
+        Faults.expireSession(oldClient, KIT.ensemble());
         await(BUDGET, () -> at.containsKey("new acting"), () -> "new acts: " + at);
         assertTrue(at.get("old stopped") < at.get("new acting"), "old stopped first: " + at);
     }

@@ -49,7 +49,7 @@ class ZkElectionIT {
         return ElectionOptions.builder().participantId(id).metadata(Map.of("id", id)).build();
     }
 
-    private Election candidate(String id) throws InterruptedException {
+    private Election candidate(String id) {
         return KIT.election(KIT.client(), "svc", as(id));
     }
 
