@@ -78,7 +78,8 @@ public interface Election extends AutoCloseable {
     /**
      * Runs {@code task} each time this candidate leads, on a thread this election owns (see
      * {@link LeaderTask} for interrupts). When the task returns or throws, the leadership is
-     * resigned; then, with {@link ElectionOptions#requeue()}, the candidate joins again. If the
+     * resigned; then, with {@link ElectionOptions#requeue()}, the candidate joins again (after a
+     * throw, following a 0.5 s pause, so that a task failing at once does not spin). If the
      * leadership was only UNCERTAIN and comes back (same session, node still there), the task
      * runs again with the same leadership. Closing the registration (or the election) interrupts
      * the task, waits up to {@link ElectionOptions#taskStopTimeout()} for it, then resigns.

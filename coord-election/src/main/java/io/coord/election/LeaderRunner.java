@@ -29,6 +29,9 @@ final class LeaderRunner {
 
     private enum Outcome { RETURNED, FAILED, INTERRUPTED, INTERRUPTED_BY_LEASE }
 
+    /** Pause before joining again after the task threw (a stop ends it early). */
+    static final long FAILURE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
     private final ZkElection election;
     private final LeaderTask task;
     private final Runnable onStopped;
@@ -135,6 +138,13 @@ final class LeaderRunner {
                 }
                 if (certain(l) && outcome != Outcome.INTERRUPTED_BY_LEASE) {
                     l.resign(); // the task is done with this leadership: hand over at once
+                    if (outcome == Outcome.FAILED && election.options().requeue()) {
+                        // A task that fails at once must not spin through create/delete cycles.
+                        changed.drainPermits();
+                        if (!stopping) {
+                            waitForChange(FAILURE_PAUSE_NANOS);
+                        }
+                    }
                     return election.options().requeue();
                 }
                 // The task stopped because the leadership wavered (maybe its checkValid() saw the

@@ -266,6 +266,21 @@ class ZkElectionIT {
     }
 
     @Test
+    void aRequeuedTaskThatKeepsFailingIsRetriedAfterAPauseNotInASpin() throws Exception {
+        Election a = KIT.election(KIT.client(), "svc", ElectionOptions.builder().participantId("a").requeue(true).build());
+        List<Long> starts = new CopyOnWriteArrayList<>();
+        a.lead(l -> {
+            starts.add(System.nanoTime());
+            throw new IllegalStateException("the database is down");
+        });
+        await(BUDGET, () -> starts.size() >= 3, () -> "three attempts: " + starts.size());
+        for (int i = 1; i < 3; i++) {
+            long gap = starts.get(i) - starts.get(i - 1);
+            assertTrue(gap >= LeaderRunner.FAILURE_PAUSE_NANOS, "attempt " + i + " came " + gap / 1_000_000 + " ms after the previous");
+        }
+    }
+
+    @Test
     void handoverGraceDelaysTheNewLeaderAfterThePreviousNodeIsGone() throws Exception {
         Duration grace = Duration.ofMillis(400);
         ElectionTestKit.RecordingMetrics metrics = new ElectionTestKit.RecordingMetrics();
