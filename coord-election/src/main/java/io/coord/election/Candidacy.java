@@ -27,7 +27,10 @@ import org.apache.zookeeper.Watcher;
  * {@link #await}); {@link #withdraw()} may come from any thread and wakes it.
  *
  * <p>Every wake-up (the predecessor's watch, our lease changing, a withdrawal, a retry slice) is
- * only a hint: the loop re-reads the children and lets {@link CandidateRule} decide again.
+ * only a hint: the loop re-reads the children and lets {@link CandidateRule} decide again. One
+ * exception, argued on {@link CandidateRule.Watch}: the deletion of the leader, when it was the only
+ * node ahead of ours, elects us without that read (a deleted node never comes back and no later
+ * node can come ahead of ours), which saves a round trip on every handover.
  */
 final class Candidacy {
     /** A cap on candidates, so the children listing stays far below jute.maxbuffer. */
