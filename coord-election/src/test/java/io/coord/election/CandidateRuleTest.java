@@ -126,6 +126,13 @@ class CandidateRuleTest {
     }
 
     @Test
+    void aLeaderActsOnlyOnceItsOwnEpochIsAnnounced() {
+        assertTrue(CandidateRule.isActing(10, 10));
+        assertFalse(CandidateRule.isActing(9, 10), "the previous leader's announcement is not ours");
+        assertFalse(CandidateRule.isActing(11, 10), "nor is a later one");
+    }
+
+    @Test
     void viewsAndStepsRejectNonsense() {
         assertThrows(IllegalArgumentException.class, () -> new View(0, true));
         assertThrows(IllegalArgumentException.class, () -> new View(-1, false));
