@@ -1,0 +1,2 @@
+/** Naming recipes (placeholder). */
+package io.coord.naming;
