@@ -41,6 +41,10 @@ final class IdHistory {
         return ops.size();
     }
 
+    synchronized long countInvokedAfter(long nanos) {
+        return ops.stream().filter(op -> op.invoked() - nanos > 0).count();
+    }
+
     synchronized List<Long> ids() {
         return ops.stream().map(Op::id).toList();
     }
