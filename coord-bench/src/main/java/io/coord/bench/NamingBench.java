@@ -10,7 +10,6 @@ import io.coord.naming.SequenceIds;
 import io.coord.naming.Strategy;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -191,9 +190,9 @@ final class NamingBench {
                     discovery.register(Endpoint.builder(SERVICE, "i-" + i).address("10.0.0." + i).port(8080).build());
                 }
                 try (Resolver resolver = discovery.resolver(SERVICE, Strategy.ROUND_ROBIN)) {
-                    ServiceDiscovery<Map> plain = ServiceDiscoveryBuilder.builder(Map.class).client(client.curator())
+                    ServiceDiscovery<Object> plain = ServiceDiscoveryBuilder.builder(Object.class).client(client.curator())
                             .basePath("/services/naming/bench").build();
-                    ServiceProvider<Map> provider = plain.serviceProviderBuilder().serviceName("_instances").build();
+                    ServiceProvider<Object> provider = plain.serviceProviderBuilder().serviceName("_instances").build();
                     try {
                         plain.start();
                         provider.start();
@@ -216,7 +215,7 @@ final class NamingBench {
             }
         }
 
-        private static void awaitFive(Resolver resolver, ServiceProvider<Map> provider) throws Exception {
+        private static void awaitFive(Resolver resolver, ServiceProvider<Object> provider) throws Exception {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (resolver.available().size() < 5 || provider.getAllInstances().size() < 5) {
                 if (System.nanoTime() > deadline) {

@@ -158,7 +158,7 @@ final class ZkAnnouncement implements Announcement {
             task.cancel(false);
         }
         ServiceInstance<InstanceCodec.Meta> instance = publishedInstance;
-        if (instance != null) {
+        if (instance != null && !discovery.zk().client().isClosed()) { // a closed client's session already took the node
             CoordPath path = discovery.instancePath(published);
             try {
                 discovery.zk().call(path, () -> {

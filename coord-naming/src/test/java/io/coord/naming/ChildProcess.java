@@ -72,9 +72,12 @@ final class ChildProcess implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        if (process.isAlive()) {
-            kill9();
+    public void close() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

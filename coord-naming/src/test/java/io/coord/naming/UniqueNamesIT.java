@@ -141,10 +141,10 @@ class UniqueNamesIT {
         UniqueNames a = UniqueNames.open(zk.newClient(), "a");
         UniqueNames b = UniqueNames.open(zk.newClient(), "b");
         try (NameClaim held = a.claimPersistent("both")) {
-            assertEquals("a", assertThrows(NameTakenException.class, () -> b.claim("both")).owner());
+            assertEquals(held.owner(), assertThrows(NameTakenException.class, () -> b.claim("both")).owner());
         }
         try (NameClaim held = b.claim("both")) {
-            assertEquals("b", assertThrows(NameTakenException.class, () -> a.claimPersistent("both")).owner());
+            assertEquals(held.owner(), assertThrows(NameTakenException.class, () -> a.claimPersistent("both")).owner());
         }
     }
 
@@ -154,7 +154,7 @@ class UniqueNamesIT {
         UniqueNames a = UniqueNames.open(client, "a");
         UniqueNames b = UniqueNames.open(zk.newClient(), "b");
         try (NameClaim held = a.claim("tidy")) {
-            assertThrows(NameTakenException.class, () -> b.claim("tidy"));
+            assertEquals(held.owner(), assertThrows(NameTakenException.class, () -> b.claim("tidy")).owner());
             List<String> children = client.curator().getChildren().forPath("/names/tidy");
             assertEquals(2, children.size(), "owner + a's lease node only: " + children);
         }
