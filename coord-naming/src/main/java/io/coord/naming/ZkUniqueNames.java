@@ -67,25 +67,26 @@ final class ZkUniqueNames implements UniqueNames {
         String claimId = UUID.randomUUID().toString();
         byte[] leaseData = CODEC.encode(parent, new OwnerRecord(ownerId, claimId, false, null));
         LeaseNodes.Created created = LeaseNodes.create(zk, parent, Layout.LEASE, leaseData, false);
+        long sessionId = created.session().id();
         boolean ok = false;
         try {
             OwnerRecord record = new OwnerRecord(ownerId, claimId, false, created.token().node().value());
-            Stat stat = createOwner(name, ownerPath, record, CreateMode.EPHEMERAL, created.session().id());
-            if (stat.getEphemeralOwner() != created.session().id()) {
+            Stat stat = createOwner(name, ownerPath, record, CreateMode.EPHEMERAL, sessionId);
+            if (stat.getEphemeralOwner() != sessionId) {
                 // The session changed between the two creates: the owner node belongs to a session
-                // the lease is not bound to. Undo it (it is ours: same claim id) and report the loss.
-                deleteIfOurs(ownerPath, claimId, stat.getEphemeralOwner());
+                // the lease is not bound to. It is undone below (same claim id); report the loss.
                 throw new SessionExpiredException("session " + created.session().idHex() + " ended while claiming " + name);
             }
             NodeLease lease = LeaseNodes.lease(zk, created);
-            long sessionId = created.session().id();
             lease.onRelease(() -> releaseQuietly(ownerPath, claimId, sessionId));
             ok = true;
             return new ZkNameClaim(name, ownerId, false, new FencingToken(stat.getCzxid(), ownerPath), lease,
                     () -> releaseQuietly(ownerPath, claimId, sessionId));
         } finally {
             if (!ok) {
-                deleteLeaseNode(created.token().node());
+                // Failed, interrupted, or indeterminate (the owner create may have been applied
+                // although its reply was lost): undo whatever of this claim exists.
+                undo(ownerPath, claimId, created.token().node());
             }
         }
     }
@@ -95,9 +96,17 @@ final class ZkUniqueNames implements UniqueNames {
         CoordPath ownerPath = Layout.nameNode(name).child(Layout.OWNER);
         throwIfTaken(name, ownerPath);
         String claimId = UUID.randomUUID().toString();
-        Stat stat = createOwner(name, ownerPath, new OwnerRecord(ownerId, claimId, true, null), CreateMode.PERSISTENT, 0);
-        return new ZkNameClaim(name, ownerId, true, new FencingToken(stat.getCzxid(), ownerPath), null,
-                () -> releaseQuietly(ownerPath, claimId, 0));
+        boolean ok = false;
+        try {
+            Stat stat = createOwner(name, ownerPath, new OwnerRecord(ownerId, claimId, true, null), CreateMode.PERSISTENT, 0);
+            ok = true;
+            return new ZkNameClaim(name, ownerId, true, new FencingToken(stat.getCzxid(), ownerPath), null,
+                    () -> releaseQuietly(ownerPath, claimId, 0));
+        } finally {
+            if (!ok) {
+                undo(ownerPath, claimId, null);
+            }
+        }
     }
 
     @Override
@@ -184,6 +193,29 @@ final class ZkUniqueNames implements UniqueNames {
         }
     }
 
+    /**
+     * Best-effort cleanup of a claim that did not complete, also on an interrupted thread (the
+     * interrupt is kept). If it cannot reach ZooKeeper, an ephemeral owner node still dies with its
+     * session and a persistent one can be released with {@link #release}.
+     */
+    private void undo(CoordPath ownerPath, String claimId, CoordPath leaseNode) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            deleteIfOurs(ownerPath, claimId, 0);
+        } catch (InterruptedException e) {
+            interrupted = true;
+        } catch (RuntimeException e) {
+            LOG.warn("could not undo the unfinished claim {}: {}", ownerPath, e.getMessage());
+        } finally {
+            if (leaseNode != null) {
+                interrupted |= deleteLeaseNode(leaseNode);
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private void deleteIfOurs(CoordPath ownerPath, String claimId, long sessionId) throws InterruptedException {
         Optional<Owner> owner = read(ownerPath);
         if (owner.isEmpty() || !owner.get().record().claim().equals(claimId)) {
@@ -207,16 +239,20 @@ final class ZkUniqueNames implements UniqueNames {
         });
     }
 
-    /** The lease node's path is unique (protected), so a guaranteed delete can only ever hit our own node. */
-    private void deleteLeaseNode(CoordPath leaseNode) {
+    /**
+     * The lease node's path is unique (protected), so a guaranteed delete can only ever hit our own
+     * node. Returns whether it was interrupted (the caller restores the flag).
+     */
+    private boolean deleteLeaseNode(CoordPath leaseNode) {
         try {
             zk.curator().delete().guaranteed().forPath(leaseNode.value());
         } catch (KeeperException.NoNodeException ignored) {
             // already gone
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return true;
         } catch (Exception e) {
             LOG.debug("could not delete {} now; the guaranteed delete retries in the background", leaseNode, e);
         }
+        return false;
     }
 }
