@@ -88,15 +88,17 @@ final class IdRule {
     /**
      * The next free ID a block counter node holds, if it is valid for the incarnation created at
      * {@code czxid} and written {@code version} times: at least its base, and at most
-     * {@link #MAX_BLOCK} per write above it. {@code stored} is -1 for a node that holds no value
-     * yet (just created), which means its base. Returns -1 for an invalid counter: written outside
+     * {@link #MAX_BLOCK} per write above it. {@code stored} is -1 for a node that holds no value,
+     * which means its base if no write has happened yet (version 0). Returns -1 for an invalid counter: written outside
      * Coord, or by a compare-and-set prepared on an older incarnation. An invalid counter is never
      * used; it is rolled over.
      */
     static long validNext(long czxid, int version, long stored) {
         long base = blockBase(czxid);
         if (stored == -1) {
-            return base;
+            // Empty is what a create leaves. Emptied later (by hand), the node has handed out
+            // blocks from its base already: invalid.
+            return version == 0 ? base : -1;
         }
         if (version < 0 || stored < base || stored - base > (long) version * MAX_BLOCK) {
             return -1;

@@ -44,7 +44,10 @@
  * /services/prod/payments/orders/_instances/{id} one instance, ephemeral, curator-x-discovery JSON
  * </pre>
  * Counter nodes are created (parents as containers) on first use and again whenever they are
- * found missing. Parents of names and service instances are containers, removed by the server
+ * found missing. Deleting a counter node (or all of {@code /ids}) is always safe; writing one by
+ * hand is not supported: a block counter holding a value it could not have reached, or no value
+ * after writes, is rolled over rather than used, but a plausible rewound value cannot be told from
+ * a real one. Parents of names and service instances are containers, removed by the server
  * once empty.
  *
  * <h2>Failure semantics</h2>

@@ -133,6 +133,12 @@ class BlockIdsIT {
                 assertTrue(id > before, id + " after " + before);
                 before = id;
             }
+            client.curator().setData().forPath("/ids/garbage/blocks", new byte[0]); // emptied: must not restart at the base
+            for (int i = 0; i < 30; i++) {
+                long id = ids.next();
+                assertTrue(id > before, id + " after " + before);
+                before = id;
+            }
             Stat stat = client.curator().checkExists().forPath("/ids/garbage/blocks");
             assertTrue(IdRule.validNext(stat.getCzxid(), stat.getVersion(),
                     IdRule.decodeCounter(client.curator().getData().forPath("/ids/garbage/blocks")).next()) > 0);

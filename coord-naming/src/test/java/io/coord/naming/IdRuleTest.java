@@ -46,6 +46,11 @@ class IdRuleTest {
     }
 
     @Test
+    void aCounterEmptiedAfterWritesIsInvalidNotRestartedAtItsBase() {
+        assertEquals(-1, IdRule.validNext(EPOCH_1, 3, -1));
+    }
+
+    @Test
     void aCounterAboveWhatItsWritesCouldReserveIsInvalid() {
         long base = IdRule.blockBase(EPOCH_1);
         assertEquals(base + 3L * IdRule.MAX_BLOCK, IdRule.validNext(EPOCH_1, 3, base + 3L * IdRule.MAX_BLOCK));

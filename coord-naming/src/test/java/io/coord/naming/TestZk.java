@@ -50,17 +50,26 @@ final class TestZk implements BeforeAllCallback, AfterAllCallback, BeforeEachCal
         namespace = "t" + NAMESPACES.incrementAndGet();
     }
 
+    /** Threads this module starts; each must be gone once the test closed what it opened. */
+    private static final List<String> OUR_THREADS = List.of("coord-block-ids-", "coord-discovery-health-");
+
     @Override
-    public void afterEach(ExtensionContext context) {
+    public void afterEach(ExtensionContext context) throws InterruptedException {
         synchronized (clients) {
             clients.forEach(CoordClient::close);
             clients.clear();
         }
+        Awaits.until(Duration.ofSeconds(5), () -> leftThreads().isEmpty(), "threads left running: " + leftThreads());
         for (int i = 0; i < ensemble.size(); i++) {
             if (!ensemble.isRunning(i)) {
                 ensemble.restart(i);
             }
         }
+    }
+
+    private static List<String> leftThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(n -> OUR_THREADS.stream().anyMatch(n::startsWith)).toList();
     }
 
     @Override
