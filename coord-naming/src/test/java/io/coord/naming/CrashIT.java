@@ -14,9 +14,12 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** A client process killed with SIGKILL while it takes IDs: a gap at most, never a duplicate. */
+/**
+ * Client processes killed with SIGKILL: one taking IDs (a gap at most, never a duplicate) and one
+ * with a registered instance (gone from resolvers once its session expires, nothing re-registers it).
+ */
 @Tag("fault")
-class IdCrashIT {
+class CrashIT {
     @RegisterExtension
     static final TestZk zk = TestZk.single();
 
@@ -73,6 +76,20 @@ class IdCrashIT {
             long id = ids.next();
             assertTrue(id > highestBeforeKill, "ID " + id + " is not above " + highestBeforeKill + ", returned before the kill");
             assertTrue(seen.add(id), "duplicate " + id);
+        }
+    }
+
+    @Test
+    void aKilledServiceProcessDisappearsFromResolversWithinTheSessionTimeout() throws Exception {
+        try (Discovery callers = Discovery.open(zk.newClient());
+             Resolver resolver = callers.resolver("orders.prod", Strategy.ROUND_ROBIN);
+             ChildProcess child = ChildProcess.start(AnnounceChild.class, zk.connectString(), zk.namespace(), "orders.prod", "doomed")) {
+            assertEquals("registered", child.line(LINE));
+            Awaits.until(Duration.ofSeconds(5), () -> resolver.available().size() == 1, "the child's instance never appeared");
+            child.kill9();
+            // RELIABILITY.md: a killed instance disappears within the session timeout (4 s) + 2 s.
+            Awaits.until(TestZk.SESSION.plusSeconds(2), () -> resolver.all().isEmpty(), "the killed instance stayed registered");
+            assertTrue(resolver.resolve().isEmpty());
         }
     }
 
