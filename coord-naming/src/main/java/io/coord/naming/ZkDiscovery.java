@@ -1,7 +1,6 @@
 package io.coord.naming;
 
 import io.coord.ConfigurationException;
-import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.InvalidNameException;
 import io.coord.internal.Zk;
@@ -292,10 +291,5 @@ final class ZkDiscovery implements Discovery {
         if (closed.get()) {
             throw new IllegalStateException("this Discovery is closed");
         }
-    }
-
-    /** Translates what Curator's discovery throws. */
-    CoordException translate(Exception e, CoordPath path) {
-        return zk.translate(e, path);
     }
 }
