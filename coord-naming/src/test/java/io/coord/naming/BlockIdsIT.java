@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
 import io.coord.internal.Zk;
+import io.coord.test.Awaits;
+import io.coord.test.ZooKeeperExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +20,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 class BlockIdsIT {
     @RegisterExtension
-    static final TestZk zk = TestZk.single();
+    static final ZooKeeperExtension zk = ZooKeeperExtension.single();
+
+    @RegisterExtension
+    final NamingThreadsCheck threads = new NamingThreadsCheck();
 
     static final int PER_CLIENT = 10_000;
 
@@ -55,8 +60,7 @@ class BlockIdsIT {
             for (int i = 1; i < 50; i++) {
                 ids.next(); // the 50th ID (half the block) starts the background reservation
             }
-            Awaits.until(Duration.ofSeconds(10), () -> metrics.count("coord.ids.block.reserved") == 2,
-                    "the second block was not reserved in the background");
+            Awaits.until("the second block was not reserved in the background", Duration.ofSeconds(10), () -> metrics.count("coord.ids.block.reserved") == 2);
             long last = first;
             for (int i = 50; i < 150; i++) {
                 long id = ids.next();

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
+import io.coord.test.Awaits;
+import io.coord.test.ChildJvm;
+import io.coord.test.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -21,7 +24,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("fault")
 class CrashIT {
     @RegisterExtension
-    static final TestZk zk = TestZk.single();
+    static final ZooKeeperExtension zk = ZooKeeperExtension.single();
+
+    @RegisterExtension
+    final NamingThreadsCheck threads = new NamingThreadsCheck();
 
     private static final Duration LINE = Duration.ofSeconds(30);
     private static final int BLOCK = 100;
@@ -31,15 +37,15 @@ class CrashIT {
         CoordClient survivor = zk.newClient();
         List<Long> childIds = new ArrayList<>();
         try (BlockIds ids = BlockIds.open(survivor, "crash", IdOptions.builder().blockSize(BLOCK).build());
-             ChildProcess child = ChildProcess.start(IdChild.class, zk.connectString(), zk.namespace(), "blocks", "crash",
+             ChildJvm child = ChildJvm.start(IdChild.class.getName(), zk.connectString(), zk.namespace(), "blocks", "crash",
                      String.valueOf(BLOCK))) {
-            assertEquals("ready", child.line(LINE));
+            assertEquals("ready", child.expectLine("ready", LINE));
             // 250 IDs: the child is in the middle of its third block and has prefetched the fourth
             for (int i = 0; i < 250; i++) {
-                childIds.add(parse(child.line(LINE)));
+                childIds.add(parse(child.expectLine("an ID", LINE)));
             }
             child.kill9();
-            child.drain().forEach(l -> childIds.add(parse(l)));
+            drain(child).forEach(l -> childIds.add(parse(l)));
             // Blocks of one size are aligned on the counter's base within an incarnation.
             long base = IdRule.blockBase(survivor.curator().checkExists().forPath("/ids/crash/blocks").getCzxid());
             Set<Long> childBlocks = new HashSet<>();
@@ -62,13 +68,13 @@ class CrashIT {
         CoordClient survivor = zk.newClient();
         List<Long> childIds = new ArrayList<>();
         SequenceIds ids = SequenceIds.open(survivor, "crash-seq");
-        try (ChildProcess child = ChildProcess.start(IdChild.class, zk.connectString(), zk.namespace(), "sequence", "crash-seq", "1")) {
-            assertEquals("ready", child.line(LINE));
+        try (ChildJvm child = ChildJvm.start(IdChild.class.getName(), zk.connectString(), zk.namespace(), "sequence", "crash-seq", "1")) {
+            assertEquals("ready", child.expectLine("ready", LINE));
             for (int i = 0; i < 200; i++) {
-                childIds.add(parse(child.line(LINE)));
+                childIds.add(parse(child.expectLine("an ID", LINE)));
             }
             child.kill9(); // most likely with a write in flight
-            child.drain().forEach(l -> childIds.add(parse(l)));
+            drain(child).forEach(l -> childIds.add(parse(l)));
         }
         long highestBeforeKill = childIds.stream().mapToLong(Long::longValue).max().orElseThrow();
         Set<Long> seen = new HashSet<>(childIds);
@@ -83,14 +89,23 @@ class CrashIT {
     void aKilledServiceProcessDisappearsFromResolversWithinTheSessionTimeout() throws Exception {
         try (Discovery callers = Discovery.open(zk.newClient());
              Resolver resolver = callers.resolver("orders.prod", Strategy.ROUND_ROBIN);
-             ChildProcess child = ChildProcess.start(AnnounceChild.class, zk.connectString(), zk.namespace(), "orders.prod", "doomed")) {
-            assertEquals("registered", child.line(LINE));
-            Awaits.until(Duration.ofSeconds(5), () -> resolver.available().size() == 1, "the child's instance never appeared");
+             ChildJvm child = ChildJvm.start(AnnounceChild.class.getName(), zk.connectString(), zk.namespace(), "orders.prod", "doomed")) {
+            assertEquals("registered", child.expectLine("registration", LINE));
+            Awaits.until("the child's instance never appeared", Duration.ofSeconds(5), () -> resolver.available().size() == 1);
             child.kill9();
             // RELIABILITY.md: a killed instance disappears within the session timeout (4 s) + 2 s.
-            Awaits.until(TestZk.SESSION.plusSeconds(2), () -> resolver.all().isEmpty(), "the killed instance stayed registered");
+            Awaits.until("the killed instance stayed registered", ZooKeeperExtension.DEFAULT_SESSION_TIMEOUT.plusSeconds(2), () -> resolver.all().isEmpty());
             assertTrue(resolver.resolve().isEmpty());
         }
+    }
+
+    /** What the child printed before it died and was not read yet. */
+    private static List<String> drain(ChildJvm child) {
+        List<String> lines = new ArrayList<>();
+        for (var line = child.readLine(Duration.ZERO); line.isPresent(); line = child.readLine(Duration.ZERO)) {
+            lines.add(line.get());
+        }
+        return lines;
     }
 
     private static long parse(String line) {

@@ -10,6 +10,9 @@ import io.coord.CoordClient;
 import io.coord.CoordPath;
 import io.coord.InvalidNameException;
 import io.coord.internal.Zk;
+import io.coord.test.Awaits;
+import io.coord.test.Faults;
+import io.coord.test.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -27,7 +30,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 class DiscoveryIT {
     @RegisterExtension
-    static final TestZk zk = TestZk.single();
+    static final ZooKeeperExtension zk = ZooKeeperExtension.single();
+
+    @RegisterExtension
+    final NamingThreadsCheck threads = new NamingThreadsCheck();
 
     private static final String SERVICE = "orders.payments.prod";
     private static final Duration VISIBLE = Duration.ofSeconds(5);
@@ -45,8 +51,8 @@ class DiscoveryIT {
     }
 
     private static void awaitIds(Resolver r, Set<String> expected) throws InterruptedException {
-        Awaits.until(VISIBLE, () -> ids(r).equals(expected), "resolver of " + r.service() + " did not come to " + expected
-                + " (has " + ids(r) + ")");
+        Awaits.until("resolver of " + r.service() + " did not come to " + expected
+                + " (has " + ids(r) + ")", VISIBLE, () -> ids(r).equals(expected));
     }
 
     @Test
@@ -89,11 +95,11 @@ class DiscoveryIT {
             services.register(endpoint("phoenix", null, 1));
             awaitIds(resolver, Set.of("phoenix"));
             long before = victim.session().id();
-            UniqueNamesIT.expireSession(victim);
-            Awaits.until(Duration.ofSeconds(20), () -> victim.session().id() != before, "no new session");
+            Faults.expireSession(victim, zk.ensemble());
+            Awaits.until("no new session", Duration.ofSeconds(20), () -> victim.session().id() != before);
             awaitIds(resolver, Set.of("phoenix"));
             CoordPath node = ServiceNames.instancesPath(Layout.SERVICES, SERVICE).child("phoenix");
-            Awaits.until(VISIBLE, () -> ownerOf(victim, node) == victim.session().id(), "not re-registered on the new session");
+            Awaits.until("not re-registered on the new session", VISIBLE, () -> ownerOf(victim, node) == victim.session().id());
         }
     }
 
@@ -150,7 +156,7 @@ class DiscoveryIT {
             String stuck = r.resolve().orElseThrow().id();
             assertEquals(Map.of(stuck, 100), picks(r, 100));
             registered.get(stuck).close();
-            Awaits.until(VISIBLE, () -> !r.resolve().orElseThrow().id().equals(stuck), "sticky did not move on");
+            Awaits.until("sticky did not move on", VISIBLE, () -> !r.resolve().orElseThrow().id().equals(stuck));
             String next = r.resolve().orElseThrow().id();
             assertEquals(Map.of(next, 100), picks(r, 100));
         }
@@ -240,7 +246,7 @@ class DiscoveryIT {
             Announcement a = d.register(endpoint("sick", null, 1), () -> {
                 throw new IllegalStateException("database down");
             });
-            Awaits.until(VISIBLE, () -> r.all().size() == 1, "not registered");
+            Awaits.until("not registered", VISIBLE, () -> r.all().size() == 1);
             assertEquals(Optional.empty(), r.resolve());
             assertFalse(a.endpoint().inService());
         }
@@ -252,7 +258,7 @@ class DiscoveryIT {
             Announcement a = d.register(endpoint("a", null, 1));
             awaitIds(r, Set.of("a"));
             a.update(a.endpoint().toBuilder().port(9090).weight(7).payloadJson("{\"version\": \"2.1\"}").build());
-            Awaits.until(VISIBLE, () -> r.resolve().orElseThrow().port() == 9090, "update not seen");
+            Awaits.until("update not seen", VISIBLE, () -> r.resolve().orElseThrow().port() == 9090);
             Endpoint seen = r.resolve().orElseThrow();
             assertEquals(7, seen.weight());
             assertEquals("2.1", seen.payload().get("version").asText());

@@ -3,6 +3,8 @@ package io.coord.naming;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.coord.test.Faults;
+import io.coord.test.ZooKeeperExtension;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -12,7 +14,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("fault")
 class IdLeaderLossIT {
     @RegisterExtension
-    static final TestZk zk = TestZk.quorum();
+    static final ZooKeeperExtension zk = ZooKeeperExtension.quorum();
+
+    @RegisterExtension
+    final NamingThreadsCheck threads = new NamingThreadsCheck();
 
     @Test
     void sequenceIdsStayUniqueAndInRealTimeOrderWhenTheLeaderDies() throws Exception {
@@ -21,8 +26,7 @@ class IdLeaderLossIT {
             SequenceIds ids = SequenceIds.open(client, "leaderless");
             return ids::next;
         }, 2000, () -> {
-            int leader = zk.ensemble().awaitLeader(30_000);
-            zk.ensemble().kill(leader);
+            Faults.killLeader(zk.ensemble());
             killedAt.set(System.nanoTime());
         });
         assertEquals(6000, history.size());
@@ -50,8 +54,7 @@ class IdLeaderLossIT {
                 }
             };
         }, 20_000, () -> {
-            int leader = zk.ensemble().awaitLeader(30_000);
-            zk.ensemble().kill(leader);
+            Faults.killLeader(zk.ensemble());
             killedAt.set(System.nanoTime());
         });
         assertEquals(80_000, history.size());

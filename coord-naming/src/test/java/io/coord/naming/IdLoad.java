@@ -1,6 +1,7 @@
 package io.coord.naming;
 
 import io.coord.CoordClient;
+import io.coord.test.ZooKeeperExtension;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -31,11 +32,11 @@ final class IdLoad {
     private IdLoad() {
     }
 
-    static IdHistory run(TestZk zk, int clients, int perClient, Factory factory) throws Exception {
+    static IdHistory run(ZooKeeperExtension zk, int clients, int perClient, Factory factory) throws Exception {
         return run(zk, clients, perClient, factory, -1, null);
     }
 
-    static IdHistory run(TestZk zk, int clients, int perClient, Factory factory, int faultAfter, Fault fault)
+    static IdHistory run(ZooKeeperExtension zk, int clients, int perClient, Factory factory, int faultAfter, Fault fault)
             throws Exception {
         IdHistory history = new IdHistory();
         List<Source> sources = new ArrayList<>();

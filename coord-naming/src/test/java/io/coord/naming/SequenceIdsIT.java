@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
 import io.coord.internal.Zk;
+import io.coord.test.ZooKeeperExtension;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -15,7 +16,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 class SequenceIdsIT {
     @RegisterExtension
-    static final TestZk zk = TestZk.single();
+    static final ZooKeeperExtension zk = ZooKeeperExtension.single();
+
+    @RegisterExtension
+    final NamingThreadsCheck threads = new NamingThreadsCheck();
 
     /**
      * IDs per client in the 8-client run. One write per ID: about 2 500 IDs/s over 8 clients on a

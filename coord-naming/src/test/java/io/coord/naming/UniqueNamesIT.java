@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.coord.CoordClient;
 import io.coord.InvalidNameException;
 import io.coord.LeaseState;
+import io.coord.test.Awaits;
+import io.coord.test.Faults;
+import io.coord.test.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,13 +21,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 class UniqueNamesIT {
     @RegisterExtension
-    static final TestZk zk = TestZk.single();
+    static final ZooKeeperExtension zk = ZooKeeperExtension.single();
+
+    @RegisterExtension
+    final NamingThreadsCheck threads = new NamingThreadsCheck();
 
     @Test
     void exactlyOneOfManyConcurrentClaimantsWins() throws Exception {
@@ -97,9 +102,9 @@ class UniqueNamesIT {
         UniqueNames a = UniqueNames.open(victim, "a");
         UniqueNames b = UniqueNames.open(zk.newClient(), "b");
         NameClaim claim = a.claim("lease-me");
-        expireSession(victim);
+        Faults.expireSession(victim, zk.ensemble());
         assertEquals(LeaseState.LOST, claim.lease().orElseThrow().ended().get(20, TimeUnit.SECONDS));
-        Awaits.until(Duration.ofSeconds(20), () -> ownerOf(b, "lease-me").isEmpty(), "the name stayed claimed");
+        Awaits.until("the name stayed claimed", Duration.ofSeconds(20), () -> ownerOf(b, "lease-me").isEmpty());
         try (NameClaim mine = b.claim("lease-me")) {
             claim.close(); // the stale claim's close must not delete b's claim
             assertEquals(Optional.of("b"), b.owner("lease-me"));
@@ -158,7 +163,7 @@ class UniqueNamesIT {
             List<String> children = client.curator().getChildren().forPath("/names/tidy");
             assertEquals(2, children.size(), "owner + a's lease node only: " + children);
         }
-        Awaits.until(Duration.ofSeconds(5), () -> childrenOf(client, "/names/tidy").isEmpty(), "nodes left after release");
+        Awaits.until("nodes left after release", Duration.ofSeconds(5), () -> childrenOf(client, "/names/tidy").isEmpty());
     }
 
     @Test
@@ -186,22 +191,6 @@ class UniqueNamesIT {
             return List.of();
         } catch (Exception e) {
             throw new AssertionError(e);
-        }
-    }
-
-    /** A real server-side expiry: a second handle with the victim's session id and password, closed. */
-    static void expireSession(CoordClient victim) throws Exception {
-        ZooKeeper handle = victim.curator().getZookeeperClient().getZooKeeper();
-        CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper twin = new ZooKeeper(victim.settings().connectString(), 4000, e -> {
-            if (e.getState() == org.apache.zookeeper.Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-            }
-        }, handle.getSessionId(), handle.getSessionPasswd());
-        try {
-            assertTrue(connected.await(10, TimeUnit.SECONDS), "the twin handle did not connect");
-        } finally {
-            twin.close();
         }
     }
 }
