@@ -60,7 +60,7 @@ class BlockIdsIT {
             for (int i = 1; i < 50; i++) {
                 ids.next(); // the 50th ID (half the block) starts the background reservation
             }
-            Awaits.until("the second block was not reserved in the background", Duration.ofSeconds(10), () -> metrics.count("coord.ids.block.reserved") == 2);
+            Awaits.until("the second block to be reserved in the background", Duration.ofSeconds(10), () -> metrics.count("coord.ids.block.reserved") == 2);
             long last = first;
             for (int i = 50; i < 150; i++) {
                 long id = ids.next();

@@ -51,7 +51,7 @@ class DiscoveryIT {
     }
 
     private static void awaitIds(Resolver r, Set<String> expected) throws InterruptedException {
-        Awaits.until("resolver of " + r.service() + " did not come to " + expected
+        Awaits.until("resolver of " + r.service() + " to come to " + expected
                 + " (has " + ids(r) + ")", VISIBLE, () -> ids(r).equals(expected));
     }
 
@@ -96,10 +96,10 @@ class DiscoveryIT {
             awaitIds(resolver, Set.of("phoenix"));
             long before = victim.session().id();
             Faults.expireSession(victim, zk.ensemble());
-            Awaits.until("no new session", Duration.ofSeconds(20), () -> victim.session().id() != before);
+            Awaits.until("a new session", Duration.ofSeconds(20), () -> victim.session().id() != before);
             awaitIds(resolver, Set.of("phoenix"));
             CoordPath node = ServiceNames.instancesPath(Layout.SERVICES, SERVICE).child("phoenix");
-            Awaits.until("not re-registered on the new session", VISIBLE, () -> ownerOf(victim, node) == victim.session().id());
+            Awaits.until("the instance to be re-registered on the new session", VISIBLE, () -> ownerOf(victim, node) == victim.session().id());
         }
     }
 
@@ -156,7 +156,7 @@ class DiscoveryIT {
             String stuck = r.resolve().orElseThrow().id();
             assertEquals(Map.of(stuck, 100), picks(r, 100));
             registered.get(stuck).close();
-            Awaits.until("sticky did not move on", VISIBLE, () -> !r.resolve().orElseThrow().id().equals(stuck));
+            Awaits.until("sticky to move on", VISIBLE, () -> !r.resolve().orElseThrow().id().equals(stuck));
             String next = r.resolve().orElseThrow().id();
             assertEquals(Map.of(next, 100), picks(r, 100));
         }
@@ -246,7 +246,7 @@ class DiscoveryIT {
             Announcement a = d.register(endpoint("sick", null, 1), () -> {
                 throw new IllegalStateException("database down");
             });
-            Awaits.until("not registered", VISIBLE, () -> r.all().size() == 1);
+            Awaits.until("the instance to be registered", VISIBLE, () -> r.all().size() == 1);
             assertEquals(Optional.empty(), r.resolve());
             assertFalse(a.endpoint().inService());
         }
@@ -258,7 +258,7 @@ class DiscoveryIT {
             Announcement a = d.register(endpoint("a", null, 1));
             awaitIds(r, Set.of("a"));
             a.update(a.endpoint().toBuilder().port(9090).weight(7).payloadJson("{\"version\": \"2.1\"}").build());
-            Awaits.until("update not seen", VISIBLE, () -> r.resolve().orElseThrow().port() == 9090);
+            Awaits.until("the update to be seen", VISIBLE, () -> r.resolve().orElseThrow().port() == 9090);
             Endpoint seen = r.resolve().orElseThrow();
             assertEquals(7, seen.weight());
             assertEquals("2.1", seen.payload().get("version").asText());

@@ -104,7 +104,7 @@ class UniqueNamesIT {
         NameClaim claim = a.claim("lease-me");
         Faults.expireSession(victim, zk.ensemble());
         assertEquals(LeaseState.LOST, claim.lease().orElseThrow().ended().get(20, TimeUnit.SECONDS));
-        Awaits.until("the name stayed claimed", Duration.ofSeconds(20), () -> ownerOf(b, "lease-me").isEmpty());
+        Awaits.until("the name to be free", Duration.ofSeconds(20), () -> ownerOf(b, "lease-me").isEmpty());
         try (NameClaim mine = b.claim("lease-me")) {
             claim.close(); // the stale claim's close must not delete b's claim
             assertEquals(Optional.of("b"), b.owner("lease-me"));
@@ -163,7 +163,7 @@ class UniqueNamesIT {
             List<String> children = client.curator().getChildren().forPath("/names/tidy");
             assertEquals(2, children.size(), "owner + a's lease node only: " + children);
         }
-        Awaits.until("nodes left after release", Duration.ofSeconds(5), () -> childrenOf(client, "/names/tidy").isEmpty());
+        Awaits.until("the claim's nodes to be gone after release", Duration.ofSeconds(5), () -> childrenOf(client, "/names/tidy").isEmpty());
     }
 
     @Test
