@@ -18,6 +18,8 @@ public interface Announcement extends AutoCloseable {
      * sets maintenance as {@link #outOfService()} / {@link #inService()} do).
      *
      * @throws InvalidInstanceException if the service or id differs from the registered one
+     * @throws io.coord.ConnectionLostException if the connection dropped; the change is kept and
+     *         written when Curator registers the instance again after the reconnect
      */
     void update(Endpoint changed) throws InterruptedException;
 

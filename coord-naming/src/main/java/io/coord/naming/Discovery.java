@@ -37,12 +37,15 @@ public interface Discovery extends AutoCloseable {
     DiscoveryOptions options();
 
     /**
-     * Registers {@code endpoint} as an ephemeral instance.
+     * Registers {@code endpoint} as an ephemeral instance. The id is first checked against
+     * ZooKeeper; if the connection drops after that check, the registration still stands: Curator
+     * writes it when the connection (or a new session) comes back, and the returned handle
+     * controls it.
      *
      * @throws InvalidInstanceException if its id is already registered (here or by another client)
+     * @throws io.coord.ConnectionLostException if the id check could not reach ZooKeeper; nothing
+     *         is registered
      * @throws io.coord.ValueTooLargeException if the instance data is over the client's value limit
-     * @throws io.coord.ConnectionLostException if the connection dropped; the instance may or may
-     *         not be registered (Curator registers it again when the connection comes back)
      */
     Announcement register(Endpoint endpoint) throws InterruptedException;
 

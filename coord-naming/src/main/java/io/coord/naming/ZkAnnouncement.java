@@ -1,7 +1,9 @@
 package io.coord.naming;
 
+import io.coord.ConnectionLostException;
 import io.coord.CoordException;
 import io.coord.CoordPath;
+import io.coord.SessionExpiredException;
 import io.coord.internal.Zk;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -131,19 +133,29 @@ final class ZkAnnouncement implements Announcement {
         CoordPath path = discovery.instancePath(e);
         byte[] bytes = zk.callUninterruptibly(path, () -> discovery.codec().serialize(instance));
         zk.checkSize(path, bytes.length);
-        zk.call(path, () -> {
-            if (first) {
-                discovery.curatorDiscovery().registerService(instance);
-            } else {
-                try {
-                    discovery.curatorDiscovery().updateService(instance);
-                } catch (KeeperException.NoNodeException gone) {
-                    // The session ended; Curator registers the updated instance on the next one.
-                    LOG.debug("instance {} is not registered right now; Curator re-registers it with this update", path);
+        try {
+            zk.call(path, () -> {
+                if (first) {
+                    discovery.curatorDiscovery().registerService(instance);
+                } else {
+                    try {
+                        discovery.curatorDiscovery().updateService(instance);
+                    } catch (KeeperException.NoNodeException gone) {
+                        // The session ended; Curator registers the updated instance on the next one.
+                        LOG.debug("instance {} is not registered right now; Curator re-registers it with this update", path);
+                    }
                 }
+                return null;
+            });
+        } catch (ConnectionLostException | SessionExpiredException e2) {
+            if (!first) {
+                throw e2;
             }
-            return null;
-        });
+            // Curator holds the registration and writes it when the connection (or a new session)
+            // comes back, as its own start() does: the registration stands, so return the handle.
+            LOG.warn("instance {} could not be written now ({}); it is registered when the connection comes back", path,
+                    e2.getMessage());
+        }
         published = e;
         publishedInstance = instance;
     }
