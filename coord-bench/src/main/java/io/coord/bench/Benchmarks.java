@@ -18,6 +18,7 @@ public final class Benchmarks {
                 new GetDataBench(),
                 new ElectionFailoverBench(),
                 new ElectionExpiryBench());
+                new NamingBench.Sequence(), new NamingBench.Blocks(), new NamingBench.Resolve());
     }
 
     /**
