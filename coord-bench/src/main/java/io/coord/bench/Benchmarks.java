@@ -16,6 +16,9 @@ public final class Benchmarks {
                 new CreateDeleteBench(),
                 new AsyncCreateBench(),
                 new GetDataBench(),
+                new NamingBench.Sequence(), new NamingBench.Blocks(), new NamingBench.Resolve(),
+                new ElectionFailoverBench(),
+                new ElectionExpiryBench(),
                 new QueueBench());
     }
 
