@@ -21,9 +21,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps a {@link TaskIndex} current from one persistent recursive watch on the queue's root
- * (Curator {@link PersistentWatcher}, re-registered after every reconnect) instead of a listing
- * per claim. Reads only what it needs:
+ * Keeps a {@link TaskIndex} current from persistent recursive watches on {@code tasks/} and
+ * {@code claims/} (Curator {@link PersistentWatcher}, re-registered after every reconnect) instead
+ * of a listing per claim. Reads only what it needs:
  * <ul>
  *   <li>a task created: read it once (lane, sequence, notBefore, and its bytes);
  *   <li>a claim node created or deleted: nothing to read, its name says which task it holds;
@@ -43,7 +43,8 @@ final class QueueWatch implements AutoCloseable {
     private final TaskCodec<?> codec;
     private final TaskIndex index;
     private final WatcherRemoveCuratorFramework curator;
-    private final PersistentWatcher watcher;
+    private final PersistentWatcher claimsWatcher;
+    private final PersistentWatcher tasksWatcher;
     private final CountDownLatch firstSync = new CountDownLatch(1);
     private final AtomicInteger syncReads = new AtomicInteger();
     private final Set<String> corrupt = ConcurrentHashMap.newKeySet();
@@ -54,14 +55,21 @@ final class QueueWatch implements AutoCloseable {
         this.codec = codec;
         this.index = index;
         this.curator = curator.newWatcherRemoveCuratorFramework();
-        this.watcher = new PersistentWatcher(this.curator, layout.root.value(), true);
-        watcher.getListenable().addListener(this::onEvent);
-        watcher.getResetListenable().addListener(this::resync);
+        // Two watches, not one on the queue's root: key and dead-letter nodes would only add events.
+        // Both deliver on the same connection, so events keep the order the server sent them in.
+        this.claimsWatcher = new PersistentWatcher(this.curator, layout.claims.value(), true);
+        this.tasksWatcher = new PersistentWatcher(this.curator, layout.tasks.value(), true);
+        claimsWatcher.getListenable().addListener(this::onEvent);
+        tasksWatcher.getListenable().addListener(this::onEvent);
+        // After the tasks watch is (re)registered, read everything again; the claims watch is
+        // registered first, so its events are flowing by then.
+        tasksWatcher.getResetListenable().addListener(this::resync);
     }
 
     /** Starts watching and waits (at most {@code timeout}) until the first full read is done. */
     void start(Duration timeout) throws InterruptedException {
-        watcher.start();
+        claimsWatcher.start();
+        tasksWatcher.start();
         if (!firstSync.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
             throw new CoordTimeoutException("the watch of queue " + layout.root + " did not finish its first read within " + timeout);
         }
@@ -191,7 +199,8 @@ final class QueueWatch implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        watcher.close();
+        tasksWatcher.close();
+        claimsWatcher.close();
         curator.removeWatchers();
         index.wakeAll();
     }

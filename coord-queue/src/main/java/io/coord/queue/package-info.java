@@ -61,8 +61,8 @@
  * A {@link io.coord.queue.TaskWorker} completes a task and claims its next one in one transaction.
  *
  * <h2>No listing per claim; scale</h2>
- * Consumers keep the ordered set of tasks from one persistent recursive watch on the queue
- * (re-registered after a reconnect, followed by one listing and a read of every task, since
+ * Consumers keep the ordered set of tasks from persistent recursive watches on {@code tasks/} and
+ * {@code claims/} (re-registered after a reconnect, followed by one listing and a read of every task, since
  * events during the disconnection were missed). They read a task once when it is created and
  * again only when its claim ends with the task still there; a claim node's name says which task it
  * holds, so claims cost no reads. Tested sizes: 2 000 tasks with consumers killed and expired
