@@ -36,7 +36,10 @@ public interface GroupListener<M> {
     default void onFlap(Group.Flap flap) {
     }
 
-    /** A batch of changes is complete: {@code view} is now the group's view. */
+    /**
+     * A batch of changes is complete: {@code view} is now the group's view. Also called, alone,
+     * when a re-read only moved the version (see {@link GroupView#version()}).
+     */
     default void onViewChanged(GroupView<M> view) {
     }
 }

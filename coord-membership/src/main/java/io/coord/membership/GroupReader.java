@@ -25,9 +25,13 @@ final class GroupReader<M> {
 
     /**
      * One read. {@code exists} is false when the group node is absent (no member ever joined, or
-     * it was removed); the version is then 0 and carries no information.
+     * it was removed); the version is then 0 and carries no information. {@code pzxid} is the
+     * group node's as listed; {@code complete} is false when a listed member vanished before its
+     * data could be read (the read then mixes two states of the group); {@code fresh} names the
+     * members whose data this read fetched (the others were carried over from before).
      */
-    record Read<M>(boolean exists, long version, SortedMap<String, MemberInfo<M>> members) {
+    record Read<M>(boolean exists, long pzxid, long version, SortedMap<String, MemberInfo<M>> members, boolean complete,
+                   Set<String> fresh) {
     }
 
     private final Zk zk;
@@ -46,13 +50,15 @@ final class GroupReader<M> {
         try {
             children = zk.curator().getChildren().storingStatIn(parent).forPath(path.value());
         } catch (KeeperException.NoNodeException e) {
-            return new Read<>(false, 0, new TreeMap<>());
+            return new Read<>(false, -1, 0, new TreeMap<>(), true, Set.of());
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
             throw zk.translate(e, path);
         }
         long version = parent.getPzxid();
+        boolean complete = true;
+        Set<String> fresh = new java.util.HashSet<>();
         TreeMap<String, MemberInfo<M>> members = new TreeMap<>();
         for (String child : children) {
             MemberInfo<M> old = previous.get(child);
@@ -73,16 +79,18 @@ final class GroupReader<M> {
             try {
                 data = zk.curator().getData().storingStatIn(stat).forPath(node.value());
             } catch (KeeperException.NoNodeException e) {
-                continue; // left between the listing and this read; its deletion event follows
+                complete = false; // left between the listing and this read; its deletion event follows
+                continue;
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
                 throw zk.translate(e, node);
             }
             members.put(child, decode(child, node, stat, data));
+            fresh.add(child);
             version = Math.max(version, stat.getMzxid());
         }
-        return new Read<>(true, version, members);
+        return new Read<>(true, parent.getPzxid(), version, members, complete, fresh);
     }
 
     private MemberInfo<M> decode(String id, CoordPath node, Stat stat, byte[] data) {

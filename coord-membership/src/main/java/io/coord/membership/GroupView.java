@@ -15,9 +15,14 @@ import java.util.TreeSet;
  *
  * <p>{@link #version()} is the highest ZooKeeper transaction id the snapshot reflects: the
  * group node's {@code pzxid} (the last member creation or deletion) or a member's {@code mzxid}
- * (the last metadata write), whichever is higher. zxids never go back, so versions only grow for
- * one observer ({@link Group} never installs an older read), and two observers holding the same
- * version hold the same members.
+ * (the last metadata write), whichever is higher. zxids never go back, so versions never go back
+ * for one observer ({@link Group} never installs an older read). A view is normally a true
+ * snapshot (nothing changed while it was read: checked with one extra round trip), and then its
+ * version names its content: two observers holding the same version hold the same members, and
+ * every change moves the version. Only while a group changes faster than a read can complete
+ * (eight tries in a row) does an observer install a view combining reads a few milliseconds
+ * apart, and then only one with a higher version; the next quiet moment replaces it with a
+ * snapshot.
  *
  * @param group   the group's name
  * @param version the highest zxid reflected (0 for a group never seen with members)

@@ -11,8 +11,10 @@ import io.coord.CoordSession;
 import io.coord.CoordTimeoutException;
 import io.coord.Registration;
 import io.coord.SessionListener;
+import io.coord.SessionState;
 import io.coord.internal.Listeners;
 import io.coord.internal.Zk;
+import io.coord.internal.ZkSession;
 import io.coord.membership.ViewDiff.Change;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,7 +33,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.curator.framework.WatcherRemoveCuratorFramework;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -50,6 +51,8 @@ final class ZkGroup<M> implements Group<M> {
     private static final Logger LOG = LoggerFactory.getLogger(ZkGroup.class);
     private static final AtomicInteger IDS = new AtomicInteger();
     private static final long RETRY_MILLIS = 500;
+    /** Reads tried before a view that mixes two states of a changing group is accepted. */
+    private static final int SNAPSHOT_ATTEMPTS = 8;
 
     private final Zk zk;
     private final String name;
@@ -57,7 +60,6 @@ final class ZkGroup<M> implements Group<M> {
     private final GroupOptions<M> options;
     private final CoordMetrics metrics;
     private final ExecutorService worker;
-    private final WatcherRemoveCuratorFramework watching;
     private final Watcher watcher = this::onWatchEvent;
     private final GroupReader<M> reader;
     private final Listeners<GroupListener<M>> listeners = new Listeners<>();
@@ -68,6 +70,7 @@ final class ZkGroup<M> implements Group<M> {
     private final AtomicBoolean needSync = new AtomicBoolean();
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicLong disconnects = new java.util.concurrent.atomic.AtomicLong();
     private final Object viewLock = new Object();
     private final Set<ZkMembership<M>> memberships = ConcurrentHashMap.newKeySet();
     private final AtomicInteger size = new AtomicInteger();
@@ -76,6 +79,8 @@ final class ZkGroup<M> implements Group<M> {
     private volatile GroupView<M> current;
     private volatile Map<String, Flap> flaps = Map.of();
     private volatile Thread workerThread;
+    /** Highest zxid of a watch event: the version of a group whose node was removed (no pzxid to read). */
+    private volatile long lastEventZxid;
     private boolean initialized; // worker only: the first view is the baseline, not "joins"
 
     private ZkGroup(Zk zk, String name, GroupOptions<M> options) {
@@ -87,7 +92,6 @@ final class ZkGroup<M> implements Group<M> {
         this.flapRule = new FlapRule(options.flapWindow());
         this.current = GroupView.empty(name);
         this.reader = new GroupReader<>(zk, path, options.codec());
-        this.watching = zk.curator().newWatcherRemoveCuratorFramework();
         int id = IDS.incrementAndGet();
         this.worker = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "coord-group-" + name + "-" + id);
@@ -140,9 +144,25 @@ final class ZkGroup<M> implements Group<M> {
     // ---- events in: they only mark and schedule ----
 
     private void onWatchEvent(WatchedEvent event) {
-        if (event.getType() == Watcher.Event.EventType.None || event.getPath() == null) {
-            return; // connection state: the session listeners handle it
+        if (event.getType() == Watcher.Event.EventType.None) {
+            // Connection events come on the same thread as, and in order with, change events: a
+            // disconnect is seen before anything that happens after it.
+            switch (event.getState()) {
+                case Disconnected, Expired -> {
+                    // Changes made until we are back reach us through no event: rebuild, and
+                    // do not install a read that overlapped the gap.
+                    disconnects.incrementAndGet();
+                    full.set(true);
+                }
+                case SyncConnected -> schedule();
+                default -> { }
+            }
+            return;
         }
+        if (event.getPath() == null) {
+            return;
+        }
+        lastEventZxid = Math.max(lastEventZxid, event.getZxid());
         String p = event.getPath();
         String prefix = path.value() + "/";
         if (p.startsWith(prefix) && p.indexOf('/', prefix.length()) < 0) {
@@ -215,6 +235,12 @@ final class ZkGroup<M> implements Group<M> {
         if (closed.get()) {
             return;
         }
+        ZkSession session = zk.sessions().current();
+        if (session == null || session.state() != SessionState.CONNECTED) {
+            // Reading now would block this thread in Curator's retries; the reconnect (or the new
+            // session) schedules a full rebuild anyway.
+            return;
+        }
         try {
             refresh();
         } catch (InterruptedException e) {
@@ -230,7 +256,7 @@ final class ZkGroup<M> implements Group<M> {
     private void refresh() throws InterruptedException {
         if (needWatch.getAndSet(false)) {
             try {
-                zk.call(path, () -> watching.watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE)
+                zk.call(path, () -> zk.curator().watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE)
                         .usingWatcher(watcher).forPath(path.value()));
             } catch (RuntimeException e) {
                 needWatch.set(true);
@@ -241,20 +267,77 @@ final class ZkGroup<M> implements Group<M> {
             sync();
             needSync.set(false);
         }
-        boolean fullNow = full.getAndSet(false);
-        Set<String> names = Set.copyOf(changed);
-        changed.removeAll(names);
-        GroupReader.Read<M> read;
-        try {
-            read = reader.read(current.members(), names, fullNow);
-        } catch (RuntimeException | InterruptedException e) {
-            if (fullNow) {
-                full.set(true);
+        Map<String, MemberInfo<M>> base = current.members();
+        for (int attempt = 1; ; attempt++) {
+            long epoch = disconnects.get();
+            boolean fullNow = full.getAndSet(false);
+            Set<String> names = Set.copyOf(changed);
+            changed.removeAll(names);
+            GroupReader.Read<M> read;
+            long pzxidNow;
+            try {
+                // Members read by an earlier attempt are fresher than the installed view: start from them.
+                read = reader.read(base, names, fullNow);
+                pzxidNow = barrier();
+            } catch (RuntimeException | InterruptedException e) {
+                // What earlier attempts read is lost with this failure, and their marks with it.
+                full.set(fullNow || attempt > 1 || full.get());
+                changed.addAll(names);
+                throw e;
             }
-            changed.addAll(names);
-            throw e;
+            // The read is a snapshot if nothing changed while it ran: the group node's pzxid is
+            // the one listed (no member came or went) and no change event arrived meanwhile (the
+            // barrier's reply comes after every earlier event). Otherwise read again: the marks
+            // left by those events say what to re-read.
+            if (disconnects.get() != epoch) {
+                full.set(true); // the read overlapped a disconnect: the reconnect schedules a rebuild
+                return;
+            }
+            boolean snapshot = read.complete() && changed.isEmpty() && pzxidNow == read.pzxid();
+            if (snapshot) {
+                install(read, true);
+                return;
+            }
+            if (attempt >= SNAPSHOT_ATTEMPTS) {
+                // A mixed read may stand for the listing's pzxid only if every member carried over
+                // from before is still current: none of them has a change mark pending.
+                boolean carriedCurrent = changed.stream().noneMatch(n -> read.members().containsKey(n) && !read.fresh().contains(n));
+                if (carriedCurrent) {
+                    install(read, false);
+                } else {
+                    full.set(true);
+                    executeLater(this::schedule, 20);
+                }
+                return;
+            }
+            base = read.members();
         }
-        install(read);
+    }
+
+    /**
+     * One round trip whose reply Curator hands over on ZooKeeper's event thread, after every
+     * watch event that arrived before it: when it returns, {@link #changed} holds the marks of
+     * every change the server had applied when it answered. Returns the group node's pzxid then,
+     * or -1 if it does not exist.
+     */
+    private long barrier() throws InterruptedException {
+        CompletableFuture<Long> reply = new CompletableFuture<>();
+        zk.call(path, () -> zk.curator().checkExists().inBackground((c, e) -> {
+            if (e.getResultCode() == 0 || e.getResultCode() == org.apache.zookeeper.KeeperException.Code.NONODE.intValue()) {
+                reply.complete(e.getStat() == null ? -1L : e.getStat().getPzxid());
+            } else {
+                reply.completeExceptionally(org.apache.zookeeper.KeeperException.create(
+                        org.apache.zookeeper.KeeperException.Code.get(e.getResultCode()), path.value()));
+            }
+        }).forPath(path.value()));
+        long timeout = zk.client().settings().requestTimeout().toMillis();
+        try {
+            return reply.get(timeout, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw zk.translate(e.getCause(), path);
+        } catch (TimeoutException e) {
+            throw new ConnectionLostException("no reply for " + path + " within " + timeout + " ms", e);
+        }
     }
 
     /** Makes a server we may have just connected to catch up with the leader before we read. */
@@ -269,9 +352,16 @@ final class ZkGroup<M> implements Group<M> {
         }
     }
 
-    private void install(GroupReader.Read<M> read) {
+    /**
+     * Installs a read. Versions: a snapshot's is the highest zxid it reflects, so two snapshots
+     * differ in content exactly when they differ in version. A read that mixes two states (the
+     * group kept changing through every attempt) only claims the pzxid of its listing: every later
+     * snapshot that differs from it has a higher version (any change after that pzxid leaves a
+     * higher zxid in the group node or a live member), so versions still move with every change.
+     */
+    private void install(GroupReader.Read<M> read, boolean snapshot) {
         GroupView<M> old = current;
-        if (read.exists() && read.version() < old.version()) {
+        if (snapshot && read.exists() && read.version() < old.version()) {
             // Older than what we already showed (a lagging server): never go back. Sync and read again.
             LOG.debug("group {}: read version 0x{} is older than 0x{}; syncing", name, Long.toHexString(read.version()),
                     Long.toHexString(old.version()));
@@ -280,20 +370,32 @@ final class ZkGroup<M> implements Group<M> {
             executeLater(this::schedule, RETRY_MILLIS / 5);
             return;
         }
-        GroupView<M> next = new GroupView<>(name, Math.max(old.version(), read.version()), read.members());
+        long version = !read.exists() ? Math.max(old.version(), lastEventZxid) : snapshot ? read.version() : read.pzxid();
+        GroupView<M> next = new GroupView<>(name, Math.max(old.version(), version), read.members());
         List<Change<M>> changes = ViewDiff.between(old.members(), next.members());
         if (changes.isEmpty() && next.version() == old.version()) {
             initialized = true;
             return;
+        }
+        if (!snapshot && next.version() <= old.version()) {
+            // Installing it would let one version name two contents: drop it, and since what it
+            // learned is dropped with it, read everything next time.
+            LOG.debug("group {}: mixed read v0x{} not installed over v0x{}", name, Long.toHexString(next.version()),
+                    Long.toHexString(old.version()));
+            full.set(true);
+            executeLater(this::schedule, 20);
+            return;
+        }
+        if (!snapshot) {
+            LOG.debug("group {}: the group kept changing during {} reads; installing a mixed read v0x{} over v0x{}", name,
+                    SNAPSHOT_ATTEMPTS, Long.toHexString(next.version()), Long.toHexString(old.version()));
         }
         current = next;
         size.set(next.size());
         synchronized (viewLock) {
             viewLock.notifyAll();
         }
-        if (!changes.isEmpty()) {
-            tell(changes, next);
-        }
+        tell(changes, next); // also when only the version moved: listeners track versions too
         initialized = true;
     }
 
@@ -478,9 +580,12 @@ final class ZkGroup<M> implements Group<M> {
         }
         listeners.clear();
         try {
-            watching.removeWatchers();
-        } catch (RuntimeException e) {
-            LOG.debug("group {}: could not remove watchers", name, e);
+            // Curator forgets a persistent watch once it has fired (it takes it for one-shot), so
+            // removeWatchers() alone would leave it registered: remove it by name.
+            zk.curator().watchers().remove(watcher).guaranteed().inBackground()
+                    .forPath(path.value());
+        } catch (Exception e) {
+            LOG.debug("group {}: could not remove its watch", name, e);
         }
         size.set(0);
         worker.shutdown();
