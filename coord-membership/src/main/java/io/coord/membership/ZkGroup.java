@@ -1,6 +1,5 @@
 package io.coord.membership;
 
-import com.google.common.util.concurrent.MoreExecutors;
 import io.coord.ConfigurationException;
 import io.coord.ConnectionLostException;
 import io.coord.CoordClient;
@@ -476,8 +475,8 @@ final class ZkGroup<M> implements Group<M> {
     @Override
     public Registration addListener(GroupListener<M> listener, Executor executor) {
         java.util.Objects.requireNonNull(listener, "listener");
+        java.util.Objects.requireNonNull(executor, "executor");
         checkOpen();
-        Executor inOrder = MoreExecutors.newSequentialExecutor(java.util.Objects.requireNonNull(executor, "executor"));
         AtomicBoolean removed = new AtomicBoolean();
         AtomicReference<Registration> inner = new AtomicReference<>();
         // On the worker, so that no view is installed between the snapshot and the registration.
@@ -486,15 +485,10 @@ final class ZkGroup<M> implements Group<M> {
                 return;
             }
             GroupView<M> view = current;
-            inOrder.execute(() -> {
-                try {
-                    view.members().values().forEach(m -> listener.onJoined(m, view));
-                    listener.onViewChanged(view);
-                } catch (RuntimeException | Error e) {
-                    LOG.warn("group listener {} threw; other listeners are unaffected", listener, e);
-                }
-            });
-            inner.set(listeners.add(listener, inOrder));
+            inner.set(listeners.addThen(listener, executor, l -> {
+                view.members().values().forEach(m -> l.onJoined(m, view));
+                l.onViewChanged(view);
+            }));
             if (removed.get()) {
                 inner.get().close();
             }

@@ -1,5 +1,6 @@
 package io.coord.membership;
 
+import io.coord.test.Awaits;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -52,7 +53,7 @@ final class Churn implements AutoCloseable {
     /** Waits (bounded) until {@code more} further operations were done. */
     void awaitOps(int more) {
         int target = ops() + more;
-        TestZk.await(more + " more churn operations", java.time.Duration.ofSeconds(20), () -> ops() >= target || failure.get() != null);
+        Awaits.until(more + " more churn operations", java.time.Duration.ofSeconds(20), () -> ops() >= target || failure.get() != null);
         check();
     }
 

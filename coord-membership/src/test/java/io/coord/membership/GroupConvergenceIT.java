@@ -14,13 +14,18 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import io.coord.test.Awaits;
+import io.coord.test.ZooKeeperExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Many observers, random churn: every observer ends with the same view, reached by exact differences. */
 class GroupConvergenceIT {
     @RegisterExtension
-    static final TestZk zk = new TestZk();
+    static final ZooKeeperExtension zk = ZooKeeperExtension.single();
+
+    @RegisterExtension
+    final Closer closer = new Closer();
 
     record Meta(int generation) {
     }
@@ -30,14 +35,14 @@ class GroupConvergenceIT {
         long seed = System.nanoTime();
         Random random = new Random(seed);
         ExecutorService events = Executors.newFixedThreadPool(2);
-        zk.closeAfter(() -> {
+        closer.add(() -> {
             events.shutdownNow();
             events.awaitTermination(5, TimeUnit.SECONDS);
         });
         List<Group<Meta>> observers = new ArrayList<>();
         List<Recorder<Meta>> recorders = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            Group<Meta> g = zk.closeAfter(Group.open(zk.newClient(), "churn", Meta.class));
+            Group<Meta> g = closer.add(Group.open(zk.newClient(), "churn", Meta.class));
             Recorder<Meta> r = new Recorder<>();
             g.addListener(r, events);
             observers.add(g);
@@ -45,7 +50,7 @@ class GroupConvergenceIT {
         }
         List<Group<Meta>> joiners = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            joiners.add(zk.closeAfter(Group.open(zk.newClient(), "churn", Meta.class)));
+            joiners.add(closer.add(Group.open(zk.newClient(), "churn", Meta.class)));
         }
 
         Map<String, Membership<Meta>> live = new HashMap<>();
@@ -72,18 +77,18 @@ class GroupConvergenceIT {
         }
 
         CoordClient fresh = zk.newClient();
-        GroupView<Meta> truth = zk.closeAfter(Group.open(fresh, "churn", Meta.class)).view();
+        GroupView<Meta> truth = closer.add(Group.open(fresh, "churn", Meta.class)).view();
         assertEquals(new TreeSet<>(live.keySet()), truth.ids(), "the fresh read holds exactly the live members (seed " + seed + ")");
         assertEquals(new TreeSet<>(fresh.curator().getChildren().forPath("/groups/churn")), truth.ids());
 
         for (int i = 0; i < observers.size(); i++) {
             Group<Meta> g = observers.get(i);
-            TestZk.await("observer " + i + " holds the fresh view (seed " + seed + ", " + joins + " joins, " + leaves
+            Awaits.until("observer " + i + " holds the fresh view (seed " + seed + ", " + joins + " joins, " + leaves
                     + " leaves, " + updates + " updates)", Duration.ofSeconds(10), () -> g.view().equals(truth));
         }
         for (int i = 0; i < recorders.size(); i++) {
             Recorder<Meta> r = recorders.get(i);
-            TestZk.await("observer " + i + "'s listener was told the last view", Duration.ofSeconds(10),
+            Awaits.until("observer " + i + "'s listener was told the last view", Duration.ofSeconds(10),
                     () -> r.lastView() != null && r.lastView().version() == truth.version());
             assertEquals(truth.members(), r.replayed(), "observer " + i + ": replaying its events gives the view (seed " + seed + ")");
             List<Long> versions = r.versions();

@@ -18,6 +18,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.coord.test.ChildJvm;
+import io.coord.test.ClientProxy;
+import io.coord.test.Faults;
+import io.coord.test.Awaits;
+import io.coord.test.ZooKeeperExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -27,7 +32,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("fault")
 class GroupFaultIT {
     @RegisterExtension
-    static final TestZk zk = new TestZk();
+    static final ZooKeeperExtension zk = ZooKeeperExtension.single();
+
+    @RegisterExtension
+    final Closer closer = new Closer();
 
     /** Short sessions keep fault scenarios quick; the server (tick 500 ms) allows 1–10 s. */
     private static final Duration SESSION = Duration.ofSeconds(2);
@@ -39,7 +47,7 @@ class GroupFaultIT {
     @BeforeEach
     void executor() {
         events = Executors.newFixedThreadPool(2);
-        zk.closeAfter(() -> {
+        closer.add(() -> {
             events.shutdownNow();
             events.awaitTermination(5, TimeUnit.SECONDS);
         });
@@ -50,7 +58,7 @@ class GroupFaultIT {
     }
 
     private Group<Meta> open(CoordClient client) throws InterruptedException {
-        return zk.closeAfter(Group.open(client, "g", Meta.class));
+        return closer.add(Group.open(client, "g", Meta.class));
     }
 
     @Test
@@ -74,23 +82,23 @@ class GroupFaultIT {
         }, events);
         MemberInfo<Meta> before = observer.awaitMember("w1", Duration.ofSeconds(5));
 
-        long expired = zk.expireSession(memberClient);
+        long expired = Faults.expireSession(memberClient, zk.ensemble());
         long start = System.nanoTime();
-        TestZk.await("the observer sees the old incarnation leave", SESSION.plus(MARGIN),
+        Awaits.until("the observer sees the old incarnation leave", SESSION.plus(MARGIN),
                 () -> observer.view().member("w1").map(x -> x.czxid() != before.czxid()).orElse(true));
 
-        TestZk.await("the member rejoined on a new session", Duration.ofSeconds(10),
+        Awaits.until("the member rejoined on a new session", Duration.ofSeconds(10),
                 () -> m.state() == Membership.State.JOINED && m.rejoins() == 1);
         assertNotEquals(expired, m.session().id(), "the new node belongs to the new session");
         assertEquals(memberClient.session().id(), m.session().id());
-        TestZk.await("the owner was told", Duration.ofSeconds(5), () -> told.size() == 2);
+        Awaits.until("the owner was told", Duration.ofSeconds(5), () -> told.size() == 2);
         assertEquals(List.of("nodeLost", "rejoined " + m.session().idHex()), told);
         MemberInfo<Meta> after = observer.awaitMember("w1", Duration.ofSeconds(5));
-        TestZk.await("the observer holds the new incarnation", Duration.ofSeconds(5),
+        Awaits.until("the observer holds the new incarnation", Duration.ofSeconds(5),
                 () -> observer.view().member("w1").map(x -> x.czxid() == m.incarnation()).orElse(false));
         assertTrue(after.czxid() > before.czxid() || observer.view().member("w1").orElseThrow().czxid() > before.czxid());
-        TestZk.await("the observer counts a flap", Duration.ofSeconds(5), () -> observer.flaps().containsKey("w1"));
-        TestZk.await("the listener saw leave then join", Duration.ofSeconds(5),
+        Awaits.until("the observer counts a flap", Duration.ofSeconds(5), () -> observer.flaps().containsKey("w1"));
+        Awaits.until("the listener saw leave then join", Duration.ofSeconds(5),
                 () -> recorder.count(ViewDiff.Kind.LEFT) == 1 && recorder.count(ViewDiff.Kind.JOINED) == 2);
         long took = System.nanoTime() - start;
         assertTrue(took >= 0);
@@ -100,15 +108,15 @@ class GroupFaultIT {
     @Test
     void aMemberInAChildJvmKilledWithSignal9IsReportedLeftWithinTheSessionTimeoutPlusAMargin() throws Exception {
         Group<Meta> observer = open(client());
-        ChildProcess child = zk.closeAfter(ChildProcess.start(ChildMember.class, zk.connectString(), zk.namespace(), "g", "child-1",
+        ChildJvm child = closer.add(ChildJvm.start(ChildMember.class.getName(), zk.connectString(), zk.namespace(), "g", "child-1",
                 Long.toString(SESSION.toMillis())));
-        String joined = child.readLine(30_000);
+        String joined = child.expectLine("JOINED", Duration.ofSeconds(30));
         assertTrue(joined.startsWith("JOINED "), joined);
         Duration negotiated = Duration.ofMillis(Long.parseLong(joined.split(" ")[2]));
         observer.awaitMember("child-1", Duration.ofSeconds(10));
 
         child.kill9();
-        Duration took = TestZk.await("the killed member is reported left", negotiated.plus(MARGIN),
+        Duration took = Awaits.until("the killed member is reported left", negotiated.plus(MARGIN),
                 () -> !observer.view().contains("child-1"));
         System.out.println("kill -9 -> left seen after " + took.toMillis() + " ms (negotiated session timeout "
                 + negotiated.toMillis() + " ms)");
@@ -116,7 +124,7 @@ class GroupFaultIT {
 
     @Test
     void anObserverReconnectingDuringChurnReceivesExactlyTheDifferences() throws Exception {
-        TestProxy proxy = zk.closeAfter(TestProxy.to(zk.connectString()));
+        ClientProxy proxy = closer.add(ClientProxy.to(zk.connectString()));
         CoordClient observerClient = zk.newClient(b -> b.connectString(proxy.connectString()).sessionTimeout(Duration.ofSeconds(4)));
         Group<Meta> observer = open(observerClient);
         Recorder<Meta> recorder = new Recorder<>();
@@ -131,7 +139,7 @@ class GroupFaultIT {
         }, events);
 
         long seed = System.nanoTime();
-        Churn churn = zk.closeAfter(new Churn(joiners(), seed).start());
+        Churn churn = closer.add(new Churn(joiners(), seed).start());
         Set<String> live = null;
         for (int cut = 1; cut <= 3; cut++) {
             churn.awaitOps(10);
@@ -144,7 +152,7 @@ class GroupFaultIT {
             }
             proxy.accept();
             int expected = cut;
-            TestZk.await("reconnect " + cut, Duration.ofSeconds(10), () -> reconnects.get() >= expected);
+            Awaits.until("reconnect " + cut, Duration.ofSeconds(10), () -> reconnects.get() >= expected);
         }
 
         assertEquals(session.id(), observerClient.session().id(), "reconnects kept the session (no expiry)");
@@ -159,18 +167,18 @@ class GroupFaultIT {
         observer.addListener(recorder, events);
 
         long seed = System.nanoTime();
-        Churn churn = zk.closeAfter(new Churn(joiners(), seed).start());
+        Churn churn = closer.add(new Churn(joiners(), seed).start());
         List<Long> sessions = new ArrayList<>();
         Set<String> live = null;
         for (int round = 1; round <= 2; round++) {
             churn.awaitOps(20);
-            long old = zk.expireSession(observerClient);
+            long old = Faults.expireSession(observerClient, zk.ensemble());
             sessions.add(old);
             churn.awaitOps(15);
             if (round == 2) {
                 live = churn.stop(); // what changed since the expiry reaches the observer only through the rebuild
             }
-            TestZk.await("the observer has a new session", Duration.ofSeconds(10), () -> {
+            Awaits.until("the observer has a new session", Duration.ofSeconds(10), () -> {
                 try {
                     return observerClient.session().id() != old;
                 } catch (CoordException e) {
@@ -191,13 +199,13 @@ class GroupFaultIT {
         long oldSession = memberClient.session().id();
 
         // The client alone believes its session expired; the server keeps it (and the node) until its timeout.
-        memberClient.curator().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+        Faults.injectClientExpiry(memberClient);
 
-        TestZk.await("the member rejoined", SESSION.multipliedBy(2).plus(MARGIN.multipliedBy(2)),
+        Awaits.until("the member rejoined", SESSION.multipliedBy(2).plus(MARGIN.multipliedBy(2)),
                 () -> m.state() == Membership.State.JOINED && m.rejoins() == 1);
         assertNotEquals(oldSession, m.session().id());
         assertNotEquals(first, m.incarnation());
-        TestZk.await("the observer holds the new incarnation", Duration.ofSeconds(5),
+        Awaits.until("the observer holds the new incarnation", Duration.ofSeconds(5),
                 () -> observer.view().member("w1").map(x -> x.czxid() == m.incarnation()).orElse(false));
     }
 
@@ -211,10 +219,10 @@ class GroupFaultIT {
 
     private void checkConverged(Group<Meta> observer, Recorder<Meta> recorder, Churn churn, Set<String> live, String context)
             throws InterruptedException {
-        GroupView<Meta> truth = zk.closeAfter(Group.open(zk.newClient(), "g", Meta.class)).view();
+        GroupView<Meta> truth = closer.add(Group.open(zk.newClient(), "g", Meta.class)).view();
         assertEquals(live, truth.ids(), "the fresh read holds the live members (" + context + ")");
-        TestZk.await("the observer converges (" + context + ")", Duration.ofSeconds(10), () -> observer.view().equals(truth));
-        TestZk.await("its listener was told the last view", Duration.ofSeconds(10),
+        Awaits.until("the observer converges (" + context + ")", Duration.ofSeconds(10), () -> observer.view().equals(truth));
+        Awaits.until("its listener was told the last view", Duration.ofSeconds(10),
                 () -> recorder.lastView() != null && recorder.lastView().version() == truth.version());
         assertEquals(truth.members(), recorder.replayed(), "replaying the events gives the view (" + context + ")");
         int batches = recorder.assertEveryBatchIsExactlyTheDifference();

@@ -27,6 +27,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.data.Stat;
+import io.coord.test.Awaits;
+import io.coord.test.ZooKeeperExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,7 +36,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** Joining, viewing, updating and leaving against a real ZooKeeper server. */
 class ZkGroupIT {
     @RegisterExtension
-    static final TestZk zk = new TestZk();
+    static final ZooKeeperExtension zk = ZooKeeperExtension.single();
+
+    @RegisterExtension
+    final Closer closer = new Closer();
 
     record Worker(String host, int slots) {
     }
@@ -48,14 +53,14 @@ class ZkGroupIT {
     @BeforeEach
     void executor() {
         events = Executors.newSingleThreadExecutor();
-        zk.closeAfter(() -> {
+        closer.add(() -> {
             events.shutdownNow();
             events.awaitTermination(5, TimeUnit.SECONDS);
         });
     }
 
     private <M> Group<M> open(CoordClient client, String name, GroupOptions<M> options) throws InterruptedException {
-        return zk.closeAfter(Group.open(client, name, options));
+        return closer.add(Group.open(client, name, options));
     }
 
     private Group<Worker> open(CoordClient client, String name) throws InterruptedException {
@@ -158,7 +163,7 @@ class ZkGroupIT {
 
         m.update(new Worker("a", 2));
 
-        TestZk.await("the update is seen", Duration.ofSeconds(5), () -> events.count(Kind.UPDATED) == 1);
+        Awaits.until("the update is seen", Duration.ofSeconds(5), () -> events.count(Kind.UPDATED) == 1);
         var update = events.changes().stream().filter(c -> c.kind() == Kind.UPDATED).findFirst().orElseThrow();
         assertEquals(new Worker("a", 1), update.before().metadata());
         assertEquals(new Worker("a", 2), update.after().metadata());
@@ -192,10 +197,10 @@ class ZkGroupIT {
         assertNull(client.curator().checkExists().forPath("/groups/jobs/w1"), "the node is gone when leave returns");
         assertEquals(Membership.State.LEFT, m.state());
         assertEquals(Membership.State.LEFT, m.ended().get(5, TimeUnit.SECONDS));
-        TestZk.await("the observer sees the leave", Duration.ofSeconds(5), () -> !theirs.view().contains("w1"));
-        TestZk.await("the owner is told once", Duration.ofSeconds(5), () -> told.size() == 1);
+        Awaits.until("the observer sees the leave", Duration.ofSeconds(5), () -> !theirs.view().contains("w1"));
+        Awaits.until("the owner is told once", Duration.ofSeconds(5), () -> told.size() == 1);
         assertThrows(LockLostException.class, () -> m.update(new Worker("b", 1)), "no update after leave");
-        TestZk.await("the listener got one leave", Duration.ofSeconds(5), () -> events.count(Kind.LEFT) == 1);
+        Awaits.until("the listener got one leave", Duration.ofSeconds(5), () -> events.count(Kind.LEFT) == 1);
         assertEquals(0, events.replayed().size());
     }
 
@@ -222,7 +227,7 @@ class ZkGroupIT {
         g.awaitMembers(2, Duration.ofSeconds(5));
         Recorder<Worker> events = new Recorder<>();
         g.addListener(events, this.events);
-        TestZk.await("initial joins arrive", Duration.ofSeconds(5), () -> events.versions().size() == 1);
+        Awaits.until("initial joins arrive", Duration.ofSeconds(5), () -> events.versions().size() == 1);
         assertEquals(g.view().members(), events.replayed());
     }
 
@@ -251,15 +256,15 @@ class ZkGroupIT {
 
         client.curator().delete().forPath("/groups/jobs/w1");
 
-        TestZk.await("the member rejoined", Duration.ofSeconds(5), () -> m.rejoins() == 1 && m.state() == Membership.State.JOINED);
-        TestZk.await("the owner is told", Duration.ofSeconds(5), () -> told.size() == 2);
+        Awaits.until("the member rejoined", Duration.ofSeconds(5), () -> m.rejoins() == 1 && m.state() == Membership.State.JOINED);
+        Awaits.until("the owner is told", Duration.ofSeconds(5), () -> told.size() == 2);
         assertEquals(List.of("nodeLost", "rejoined " + client.session().idHex()), told);
         assertNotEquals(first, m.incarnation(), "a new incarnation");
-        TestZk.await("the observer saw a flap", Duration.ofSeconds(5), () -> theirs.flaps().containsKey("w1"));
+        Awaits.until("the observer saw a flap", Duration.ofSeconds(5), () -> theirs.flaps().containsKey("w1"));
         assertEquals(1, theirs.flaps().get("w1").count());
-        TestZk.await("the observer saw the new incarnation", Duration.ofSeconds(5),
+        Awaits.until("the observer saw the new incarnation", Duration.ofSeconds(5),
                 () -> theirs.view().member("w1").map(x -> x.czxid() == m.incarnation()).orElse(false));
-        TestZk.await("the listener got the flap", Duration.ofSeconds(5), () -> events.flaps().size() == 1);
+        Awaits.until("the listener got the flap", Duration.ofSeconds(5), () -> events.flaps().size() == 1);
         assertEquals(theirs.view().members(), events.replayed());
     }
 
@@ -315,9 +320,9 @@ class ZkGroupIT {
         mine.join("w2", new Worker("a", 1));
         g.awaitMembers(2, Duration.ofSeconds(5));
         m1.leave();
-        TestZk.await("the leave is seen", Duration.ofSeconds(5), () -> !g.view().contains("w1"));
+        Awaits.until("the leave is seen", Duration.ofSeconds(5), () -> !g.view().contains("w1"));
         mine.join("w1", new Worker("a", 1));
-        TestZk.await("the flap is seen", Duration.ofSeconds(5), () -> g.flaps().containsKey("w1"));
+        Awaits.until("the flap is seen", Duration.ofSeconds(5), () -> g.flaps().containsKey("w1"));
 
         assertEquals(2.0, registry.get("coord.membership.members").tag("group", "jobs").gauge().value());
         assertEquals(3.0, registry.get("coord.membership.joins").tag("group", "jobs").counter().count());
@@ -333,10 +338,10 @@ class ZkGroupIT {
         Membership<Worker> m = g.join("w1", new Worker("a", 1));
         g.awaitMember("w1", Duration.ofSeconds(5));
         m.update(new Worker("a", 2));
-        TestZk.await("update seen", Duration.ofSeconds(5), () -> g.view().member("w1").orElseThrow().metadataVersion() == 1);
+        Awaits.until("update seen", Duration.ofSeconds(5), () -> g.view().member("w1").orElseThrow().metadataVersion() == 1);
         m.leave();
-        TestZk.await("leave seen", Duration.ofSeconds(5), () -> g.view().size() == 0);
-        TestZk.await("all views told", Duration.ofSeconds(5), () -> events.versions().size() == 4);
+        Awaits.until("leave seen", Duration.ofSeconds(5), () -> g.view().size() == 0);
+        Awaits.until("all views told", Duration.ofSeconds(5), () -> events.versions().size() == 4);
         List<Long> versions = events.versions();
         for (int i = 1; i < versions.size(); i++) {
             assertTrue(versions.get(i) > versions.get(i - 1), "versions strictly grow: " + versions);
