@@ -93,7 +93,7 @@ final class GroupReader<M> {
         return new Read<>(true, parent.getPzxid(), version, members, complete, fresh);
     }
 
-    private MemberInfo<M> decode(String id, CoordPath node, Stat stat, byte[] data) {
+    MemberInfo<M> decode(String id, CoordPath node, Stat stat, byte[] data) {
         M metadata = null;
         String error = null;
         try {
