@@ -13,7 +13,9 @@
  *       one, and tells its listeners ({@code onNodeLost}, then {@code onRejoined}).
  *   <li>A {@link io.coord.membership.GroupView} is immutable and carries a version, the highest
  *       zxid it reflects; one {@code Group} object never shows an older version than it showed
- *       before (after a new session it syncs before reading).
+ *       before (after a new session it syncs before reading), and the version moves with every
+ *       change it reports. Views are snapshots except while a group changes faster than a read
+ *       completes (see {@link io.coord.membership.GroupView#version()}).
  *   <li>Listeners get the exact differences between consecutive views, also across reconnects
  *       and session expiries (the view is then rebuilt from a fresh read): replaying their calls
  *       onto the first view gives the current one.
@@ -27,8 +29,12 @@
  * /groups/{group}                  persistent, created by the first join; its pzxid versions views
  * /groups/{group}/{memberId}       ephemeral, JSON metadata (io.coord.Codec, size-checked)
  * </pre>
- * Observers hold one persistent recursive watch on {@code /groups/{group}} and re-read after
- * every event.
+ * Observers hold one persistent recursive watch on {@code /groups/{group}}. Arrivals and updates
+ * are followed by a read of the member and a barrier round trip that proves nothing else moved;
+ * departures arrive as zxid-stamped deletions on an unbroken watch, in order, and are applied
+ * without a read (see {@code GroupWatch}: this is where Coord's "re-read after every event" rule
+ * is relaxed, because with a persistent watch and no disconnect in between the event stream is
+ * complete and ordered; any disconnect forces a full re-read).
  *
  * <h2>Failure semantics</h2>
  * <ul>
