@@ -19,7 +19,8 @@ public final class Benchmarks {
                 new NamingBench.Sequence(), new NamingBench.Blocks(), new NamingBench.Resolve(),
                 new ElectionFailoverBench(),
                 new ElectionExpiryBench(),
-                new MembershipBench());
+                new MembershipBench(),
+                new QueueBench());
     }
 
     /**
