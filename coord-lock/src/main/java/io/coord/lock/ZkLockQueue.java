@@ -45,6 +45,7 @@ final class ZkLockQueue {
     private final CoordPath path;
     private final LockOptions options;
     private final LockMetrics metrics;
+    private final java.util.Map<HolderInfo, byte[]> encodedInfo = new java.util.concurrent.ConcurrentHashMap<>();
 
     ZkLockQueue(CoordClient client, CoordPath path, LockOptions options) {
         if (path.isRoot()) {
@@ -73,10 +74,11 @@ final class ZkLockQueue {
         long deadline = forever ? 0 : start + timeoutNanos;
         String owner = options.ownerName() != null ? options.ownerName() : Thread.currentThread().getName();
         HolderInfo info = HolderInfo.of(owner, request.type(), request.permits());
-        LeaseNodes.Created created = LeaseNodes.create(zk, path, request.prefix(), info.encode(path), true);
+        LeaseNodes.Created created = LeaseNodes.create(zk, path, request.prefix(), encoded(info), true);
         String ours = created.token().node().name();
         String outcome = "failed";
-        try (NodeWatch watch = new NodeWatch(zk, created.session())) {
+        NodeWatch watch = null; // made on the first wait: an uncontended acquire needs none
+        try {
             List<WaitRule.Node> queue = read(request, created);
             boolean waited = false;
             while (true) {
@@ -97,6 +99,9 @@ final class ZkLockQueue {
                     return Optional.empty();
                 }
                 waited = true;
+                if (watch == null) {
+                    watch = new NodeWatch(zk, created.session());
+                }
                 NodeWatch.Signal signal = watch.await(path, d.watch(), d.wakeOnStamp(), forever, deadline);
                 switch (signal.kind()) {
                     case GONE -> {
@@ -118,11 +123,26 @@ final class ZkLockQueue {
             outcome = "interrupted";
             throw e;
         } finally {
+            if (watch != null) {
+                watch.close();
+            }
             if (!outcome.equals("acquired")) {
                 remove(created);
             }
             metrics.waited(request.type(), outcome, System.nanoTime() - start);
         }
+    }
+
+    /** The node data for {@code info}; the few distinct owners of one lock object are encoded once. */
+    private byte[] encoded(HolderInfo info) {
+        byte[] bytes = encodedInfo.get(info);
+        if (bytes == null) {
+            bytes = info.encode(path);
+            if (encodedInfo.size() < 64) {
+                encodedInfo.put(info, bytes);
+            }
+        }
+        return bytes;
     }
 
     private List<WaitRule.Node> read(Request request, LeaseNodes.Created created) throws InterruptedException {
