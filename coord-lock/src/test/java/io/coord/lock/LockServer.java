@@ -110,6 +110,16 @@ final class LockServer implements BeforeAllCallback, AfterAllCallback, AfterEach
         return zk.getSessionId();
     }
 
+    /** {@link Locks#inspect} for polling conditions. */
+    static LockInfo inspect(CoordClient client, io.coord.CoordPath path) {
+        try {
+            return Locks.inspect(client, path);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
     /** Polls until {@code condition} holds or {@code budget} runs out; fails naming {@code what}. */
     static void await(String what, Duration budget, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + budget.toNanos();
