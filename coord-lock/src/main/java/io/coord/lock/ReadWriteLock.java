@@ -6,7 +6,9 @@ import io.coord.CoordPath;
  * Many readers or one writer, fair: requests are served in the order they were made, and a reader
  * that asks after a waiting writer waits behind it (writers do not starve). Each lease has its own
  * token; write tokens strictly increase in grant order, so a store fenced on write tokens rejects
- * a stale writer. Create one with {@link Locks#readWrite}.
+ * a stale writer. Fence writes with write tokens only: a read's token says when the read was
+ * asked for, and a downgraded read is asked for after writers that still queue behind it.
+ * Create one with {@link Locks#readWrite}.
  *
  * <p><b>Downgrade</b> (write to read) is supported and atomic with respect to other writers:
  * {@link #downgrade} creates a read node that queues at the write's place (ahead of every writer

@@ -17,11 +17,13 @@ final class ZkReadWriteLock implements ReadWriteLock {
 
     private final ZkLockQueue queue;
     private final OpenHolds open = new OpenHolds();
-    private final Side read = new Side(WaitRule.Type.READ);
-    private final Side write = new Side(WaitRule.Type.WRITE);
+    private final Side read;
+    private final Side write;
 
     ZkReadWriteLock(ZkLockQueue queue) {
         this.queue = queue;
+        this.read = new Side(WaitRule.Type.READ);
+        this.write = new Side(WaitRule.Type.WRITE);
     }
 
     @Override

@@ -51,9 +51,11 @@
  *
  * <h2>Why not Curator's LockInternals directly</h2>
  * The protocol is Curator's (protected ephemeral-sequential nodes, a {@code getData} watch on one
- * predecessor, guaranteed deletes); its class is not reused because it owns waiting with
- * wall-clock deadlines, ties holds to threads, and has no place for the create's czxid, the
- * per-lease state machine, anchored reads (Curator's downgrade lets a queued writer in beside the
- * downgraded reader) or a correct multi-permit wake-up.
+ * predecessor, guaranteed deletes, and — like Curator 5.9's read-write lock — a read under a held
+ * write queued at the write's place). Its class is not reused because it waits with wall-clock
+ * deadlines, ties holds to threads, has no place for the create's czxid or the per-lease state
+ * machine, and re-reads the children on every wake-up; Coord grants a lock or lease waiter whose
+ * last node ahead went without that read (nothing can queue ahead of it later), which is what
+ * pays for the lease's own-node watch.
  */
 package io.coord.lock;
