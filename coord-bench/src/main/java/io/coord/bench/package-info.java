@@ -1,1 +1,14 @@
+/**
+ * Coord's benchmark harness: each benchmark runs our code path and its plain-Curator or
+ * raw-ZooKeeper peer against the same embedded server in the same run, alternating rounds so
+ * that machine noise hits both sides alike, and reports medians with the ratio ours/peer.
+ *
+ * <p>Timing claims live here, never in unit tests. A benchmark is a {@link io.coord.bench.Benchmark}
+ * listed in {@link io.coord.bench.Benchmarks}; it returns {@link io.coord.bench.Figure}s, which
+ * {@link io.coord.bench.BenchMain} prints as a table and appends as JSON lines to
+ * {@code coord-bench/target/bench/results.jsonl}.
+ *
+ * <p>The {@code limits.*} benchmarks measure the physical limits every recipe is measured
+ * against: synchronous create+delete, pipelined asynchronous creates, and the getData round trip.
+ */
 package io.coord.bench;
