@@ -12,10 +12,10 @@ public final class Benchmarks {
 
     /** Every benchmark, in run order. */
     public static List<Benchmark> all() {
-        return List.of(
-                new CreateDeleteBench(),
-                new AsyncCreateBench(),
-                new GetDataBench());
+        return java.util.stream.Stream.of(
+                List.of(new CreateDeleteBench(), new AsyncCreateBench(), new GetDataBench()),
+                LockBench.all())
+                .flatMap(List::stream).toList();
     }
 
     /**

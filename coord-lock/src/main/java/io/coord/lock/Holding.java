@@ -23,6 +23,7 @@ final class Holding {
     private final AtomicInteger handles = new AtomicInteger(1);
     private final AtomicBoolean stamped;
     private volatile Runnable onEnd;
+    private volatile java.util.concurrent.Future<?> stampTask;
     private final AtomicBoolean endRun = new AtomicBoolean();
 
     Holding(WaitRule.Type type, NodeLease lease, HolderInfo info, Instant heldSince, boolean stamped, LockMetrics metrics) {
@@ -34,6 +35,10 @@ final class Holding {
         this.metrics = metrics;
         this.acquiredBy = Thread.currentThread();
         lease.ended().whenComplete((state, error) -> {
+            java.util.concurrent.Future<?> task = stampTask;
+            if (task != null) {
+                task.cancel(false);
+            }
             metrics.held(type, System.nanoTime() - grantedNanos);
             if (state == LeaseState.LOST) {
                 metrics.lost(type);
@@ -83,6 +88,14 @@ final class Holding {
     void releaseOne() {
         if (handles.decrementAndGet() == 0) {
             lease.close();
+        }
+    }
+
+    /** The pending held-since stamp, cancelled if the lease ends first. */
+    void stampTask(java.util.concurrent.Future<?> task) {
+        this.stampTask = task;
+        if (lease.state().isTerminal()) {
+            task.cancel(false);
         }
     }
 

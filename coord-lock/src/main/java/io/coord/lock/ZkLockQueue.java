@@ -14,7 +14,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
@@ -33,6 +33,12 @@ final class ZkLockQueue {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLockQueue.class);
     /** A holder writes its grant time into its node after holding this long, so short holds cost no write. */
     static final Duration STAMP_DELAY = Duration.ofSeconds(1);
+    /**
+     * Writes the held-since stamps: one daemon thread for the whole process, gone after ten idle
+     * seconds. A stamp task is cancelled (and removed) when its lease ends first, which is the
+     * common case: most holds are shorter than the delay.
+     */
+    private static final ScheduledThreadPoolExecutor STAMPER = stamper();
 
     /** What to queue: the node kind, its name prefix, the kinds that share its queue, and the slots (permits). */
     record Request(WaitRule.Type type, String prefix, Set<WaitRule.Type> family, int slots, Integer permits) {
@@ -191,7 +197,7 @@ final class ZkLockQueue {
         NodeLease lease = LeaseNodes.lease(zk, created);
         Holding holding = new Holding(request.type(), lease, info, heldSince, stamp, metrics);
         if (!stamp) {
-            CompletableFuture.delayedExecutor(STAMP_DELAY.toMillis(), TimeUnit.MILLISECONDS).execute(() -> stampLater(holding));
+            holding.stampTask(STAMPER.schedule(() -> stampLater(holding), STAMP_DELAY.toMillis(), TimeUnit.MILLISECONDS));
         }
         return holding;
     }
@@ -227,6 +233,18 @@ final class ZkLockQueue {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    private static ScheduledThreadPoolExecutor stamper() {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "coord-lock-stamper");
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        executor.setKeepAliveTime(10, TimeUnit.SECONDS);
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
     }
 
     LockMetrics metrics() {
