@@ -1,5 +1,6 @@
 package io.coord.lock;
 
+import io.coord.test.ZooKeeperExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** The Curator-compatible view: thread-owned, reentrant per thread, each hold a real fenced lease. */
 class CuratorViewIT {
     @RegisterExtension
-    static final LockServer SERVER = new LockServer();
+    static final ZooKeeperExtension SERVER = ZooKeeperExtension.single();
 
     private static final CoordPath LOCK = Locks.path("inventory", "sku-7");
     private final ExecutorService other = Executors.newSingleThreadExecutor(r -> new Thread(r, "other-thread"));
@@ -137,7 +138,7 @@ class CuratorViewIT {
         InterProcessLock view = lock.asInterProcessLock();
         view.acquire();
         LockLease lease = lock.heldByCurrentThread().orElseThrow();
-        LockServer.expire(client);
+        LockTesting.expire(client, SERVER);
         lease.ended().get(10, TimeUnit.SECONDS);
         assertThrows(LockLostException.class, view::acquire, "a lost hold is not silently re-entered");
         view.release(); // balances the first acquire: the lost lease is closed, nothing else happens

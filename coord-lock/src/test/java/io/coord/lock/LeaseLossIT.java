@@ -1,5 +1,7 @@
 package io.coord.lock;
 
+import io.coord.test.ClientProxy;
+import io.coord.test.ZooKeeperExtension;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -34,7 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("fault")
 class LeaseLossIT {
     @RegisterExtension
-    static final LockServer SERVER = new LockServer();
+    static final ZooKeeperExtension SERVER = ZooKeeperExtension.single();
 
     private static final CoordPath LOCK = Locks.path("payments", "acct-9");
     private static final CoordPath BALANCE = CoordPath.of("/data/acct-9/balance");
@@ -113,10 +115,10 @@ class LeaseLossIT {
         lease.guardedSetData(BALANCE, utf8("90"));
         assertTrue(guard.admit("acct-9", lease.token()));
 
-        LockServer.expire(holder);
+        LockTesting.expire(holder, SERVER);
 
         assertEquals(LeaseState.LOST, lease.ended().get(10, TimeUnit.SECONDS));
-        LockServer.await("onLost delivered", Duration.ofSeconds(5), () -> events.contains("lost"));
+        LockTesting.await("onLost delivered", Duration.ofSeconds(5), () -> events.contains("lost"));
         assertTrue(events.equals(List.of("lost")) || events.equals(List.of("uncertain", "lost")),
                 "one loss, never restored (the disconnect may show first): " + events);
         assertThrows(LockLostException.class, lease::checkValid);
@@ -136,38 +138,38 @@ class LeaseLossIT {
 
     @Test
     void aConnectionCutShorterThanTheSessionMakesTheLeaseUncertainThenAcquiredWithTheSameToken() throws Exception {
-        try (Proxy proxy = Proxy.to(SERVER.ensemble().clientPort(0))) {
+        try (ClientProxy proxy = ClientProxy.to(SERVER.ensemble())) {
             CoordClient holder = SERVER.newClient(b -> b.connectString(proxy.connectString()));
             LockLease lease = Locks.mutex(holder, LOCK).acquire(Duration.ofSeconds(5));
             var token = lease.token();
             List<String> events = record(lease);
             proxy.cut();
-            LockServer.await("uncertain, then restored", Duration.ofSeconds(15), () -> events.contains("restored"));
+            LockTesting.await("uncertain, then restored", Duration.ofSeconds(15), () -> events.contains("restored"));
             assertEquals(List.of("uncertain", "restored"), events);
             assertEquals(LeaseState.ACQUIRED, lease.state());
             assertEquals(token, lease.token(), "the same lease, the same token");
             lease.checkValid();
             lease.close();
-            LockServer.await("released", Duration.ofSeconds(5), () -> events.contains("released"));
+            LockTesting.await("released", Duration.ofSeconds(5), () -> events.contains("released"));
         }
     }
 
     @Test
     void aConnectionCutLongerThanTheSessionLosesTheLease() throws Exception {
-        try (Proxy proxy = Proxy.to(SERVER.ensemble().clientPort(0))) {
+        try (ClientProxy proxy = ClientProxy.to(SERVER.ensemble())) {
             CoordClient holder = SERVER.newClient(b -> b.connectString(proxy.connectString()));
             CoordClient other = SERVER.newClient();
             LockLease lease = Locks.mutex(holder, LOCK).acquire(Duration.ofSeconds(5));
             List<String> events = record(lease);
             proxy.refuse();
-            LockServer.await("uncertain while cut off", Duration.ofSeconds(10), () -> events.contains("uncertain"));
+            LockTesting.await("uncertain while cut off", Duration.ofSeconds(10), () -> events.contains("uncertain"));
             assertThrows(LockLostException.class, lease::checkValid, "no protected work while uncertain");
-            try (LockLease second = Locks.mutex(other, LOCK).acquire(LockServer.SESSION.multipliedBy(4))) {
+            try (LockLease second = Locks.mutex(other, LOCK).acquire(LockTesting.SESSION.multipliedBy(4))) {
                 assertTrue(second.token().isNewerThan(lease.token()), "granted to another client once the session expired");
             }
-            assertEquals(LeaseState.LOST, lease.ended().get(LockServer.SESSION.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS));
+            assertEquals(LeaseState.LOST, lease.ended().get(LockTesting.SESSION.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS));
             proxy.accept();
-            LockServer.await("lost delivered", Duration.ofSeconds(5), () -> events.contains("lost"));
+            LockTesting.await("lost delivered", Duration.ofSeconds(5), () -> events.contains("lost"));
             assertEquals(List.of("uncertain", "lost"), events);
         }
     }

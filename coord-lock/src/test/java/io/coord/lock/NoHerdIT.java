@@ -1,5 +1,6 @@
 package io.coord.lock;
 
+import io.coord.test.ZooKeeperExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** One release wakes one waiter: the other waiters send the server nothing. */
 class NoHerdIT {
     @RegisterExtension
-    static final LockServer SERVER = new LockServer();
+    static final ZooKeeperExtension SERVER = ZooKeeperExtension.single();
 
     private static final CoordPath LOCK = Locks.path("herd", "r");
     private final ExecutorService pool = Executors.newCachedThreadPool();
@@ -60,11 +61,11 @@ class NoHerdIT {
             }));
         }
         CoordClient observer = SERVER.newClient();
-        LockServer.await("20 waiters queued", Duration.ofSeconds(20),
-                () -> LockServer.inspect(observer, LOCK).waiters().size() == waiters);
+        LockTesting.await("20 waiters queued", Duration.ofSeconds(20),
+                () -> LockTesting.inspect(observer, LOCK).waiters().size() == waiters);
         // Each waiter watches its predecessor, and the holder its own node: 21 watches, none on the parent.
         String lockOnServer = "/" + SERVER.namespace() + LOCK.value();
-        LockServer.await("every waiter's watch is set", Duration.ofSeconds(10), () -> watchesUnder(lockOnServer) == waiters + 1);
+        LockTesting.await("every waiter's watch is set", Duration.ofSeconds(10), () -> watchesUnder(lockOnServer) == waiters + 1);
         Map<String, List<Long>> watches = ServerRequests.watchesByPath(SERVER);
         assertTrue(!watches.containsKey(lockOnServer), "nobody watches the lock's children: " + watches.keySet());
         List<Long> onHolder = watches.get("/" + SERVER.namespace() + held.node().value());
@@ -72,7 +73,7 @@ class NoHerdIT {
 
         Map<Long, Long> before = ServerRequests.bySession(SERVER);
         held.close();
-        LockServer.await("the next waiter holds", Duration.ofSeconds(10), () -> granted.get() == 1);
+        LockTesting.await("the next waiter holds", Duration.ofSeconds(10), () -> granted.get() == 1);
         // Let in-flight requests land; meanwhile nobody else may be granted.
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(700);
         while (System.nanoTime() < until) {

@@ -1,5 +1,6 @@
 package io.coord.lock;
 
+import io.coord.test.ZooKeeperExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** Many readers or one writer, fair, with monotonic write tokens, a safe downgrade and a refused upgrade. */
 class ReadWriteLockIT {
     @RegisterExtension
-    static final LockServer SERVER = new LockServer();
+    static final ZooKeeperExtension SERVER = ZooKeeperExtension.single();
 
     private static final CoordPath LOCK = Locks.path("catalog", "prices");
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -108,7 +109,7 @@ class ReadWriteLockIT {
         ReadWriteLock writerLock = rw();
         Future<LockLease> writer = pool.submit(() -> writerLock.writeLock().acquire(WAIT));
         CoordClient observer = SERVER.newClient();
-        LockServer.await("the writer queued", Duration.ofSeconds(10), () -> LockServer.inspect(observer, LOCK).waiters().size() == 1);
+        LockTesting.await("the writer queued", Duration.ofSeconds(10), () -> LockTesting.inspect(observer, LOCK).waiters().size() == 1);
         ReadWriteLock lateReader = rw();
         assertTrue(lateReader.readLock().tryAcquire(Duration.ofMillis(300)).isEmpty(), "no reader overtakes a waiting writer");
         Future<LockLease> reader = pool.submit(() -> lateReader.readLock().acquire(WAIT));
@@ -127,8 +128,8 @@ class ReadWriteLockIT {
         ReadWriteLock other = rw();
         Future<LockLease> queuedWriter = pool.submit(() -> other.writeLock().acquire(WAIT));
         CoordClient observer = SERVER.newClient();
-        LockServer.await("the second writer queued", Duration.ofSeconds(10),
-                () -> LockServer.inspect(observer, LOCK).waiters().size() == 1);
+        LockTesting.await("the second writer queued", Duration.ofSeconds(10),
+                () -> LockTesting.inspect(observer, LOCK).waiters().size() == 1);
 
         LockLease read = lock.downgrade(write);
 
@@ -136,7 +137,7 @@ class ReadWriteLockIT {
         assertEquals(LeaseState.ACQUIRED, read.state());
         assertTrue(read.token().isNewerThan(write.token()));
         assertPending(queuedWriter, "the queued writer after the downgrade");
-        LockInfo info = LockServer.inspect(observer, LOCK);
+        LockInfo info = LockTesting.inspect(observer, LOCK);
         assertEquals(List.of(read.node()), info.holders().stream().map(LockInfo.Entry::node).toList(), "the read holds alone");
         assertEquals("write", info.waiters().get(0).type());
         read.close();

@@ -1,5 +1,6 @@
 package io.coord.lock;
 
+import io.coord.test.ZooKeeperExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** N leases at once, each with its own token and loss signal, granted in order, never leaked. */
 class SemaphoreIT {
     @RegisterExtension
-    static final LockServer SERVER = new LockServer();
+    static final ZooKeeperExtension SERVER = ZooKeeperExtension.single();
 
     private static final CoordPath SEM = Locks.path("export", "slots");
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -49,7 +50,7 @@ class SemaphoreIT {
             held.add(semaphore(3).tryAcquire().orElseThrow(() -> new AssertionError("a free permit was refused")));
         }
         assertTrue(semaphore(3).tryAcquire().isEmpty(), "a fourth lease with three permits");
-        assertEquals(3, LockServer.inspect(SERVER.newClient(), SEM).holders().size());
+        assertEquals(3, LockTesting.inspect(SERVER.newClient(), SEM).holders().size());
         held.forEach(LockLease::close);
     }
 
@@ -94,10 +95,10 @@ class SemaphoreIT {
         CoordClient observer = SERVER.newClient();
         Semaphore c = semaphore(2);
         Future<LockLease> w3 = pool.submit(() -> c.acquire(WAIT));
-        LockServer.await("w3 queued", Duration.ofSeconds(10), () -> LockServer.inspect(observer, SEM).waiters().size() == 1);
+        LockTesting.await("w3 queued", Duration.ofSeconds(10), () -> LockTesting.inspect(observer, SEM).waiters().size() == 1);
         Semaphore d = semaphore(2);
         Future<LockLease> w4 = pool.submit(() -> d.acquire(WAIT));
-        LockServer.await("w4 queued", Duration.ofSeconds(10), () -> LockServer.inspect(observer, SEM).waiters().size() == 2);
+        LockTesting.await("w4 queued", Duration.ofSeconds(10), () -> LockTesting.inspect(observer, SEM).waiters().size() == 2);
 
         h2.close(); // the second holder leaves first: out of order
         LockLease l3 = w3.get(10, TimeUnit.SECONDS);
@@ -115,7 +116,7 @@ class SemaphoreIT {
         LockLease kept = semaphore(2).acquire(WAIT);
         Semaphore waiter = semaphore(2);
         Future<LockLease> next = pool.submit(() -> waiter.acquire(WAIT));
-        LockServer.expire(doomed);
+        LockTesting.expire(doomed, SERVER);
         assertEquals(LeaseState.LOST, lost.ended().get(10, TimeUnit.SECONDS));
         LockLease granted = next.get(10, TimeUnit.SECONDS);
         assertEquals(LeaseState.ACQUIRED, kept.state(), "the other holder's lease is untouched");
@@ -133,10 +134,10 @@ class SemaphoreIT {
             assertThrows(CoordTimeoutException.class, () -> semaphore(1).acquire(Duration.ofMillis(300)));
             Semaphore s = semaphore(1);
             Future<LockLease> waiting = pool.submit(() -> s.acquire(WAIT));
-            LockServer.await("queued", Duration.ofSeconds(10), () -> LockServer.inspect(client, SEM).waiters().size() == 1);
+            LockTesting.await("queued", Duration.ofSeconds(10), () -> LockTesting.inspect(client, SEM).waiters().size() == 1);
             waiting.cancel(true);
-            LockServer.await("the interrupted waiter's node is gone", Duration.ofSeconds(10),
-                    () -> LockServer.inspect(client, SEM).waiters().isEmpty());
+            LockTesting.await("the interrupted waiter's node is gone", Duration.ofSeconds(10),
+                    () -> LockTesting.inspect(client, SEM).waiters().isEmpty());
             assertEquals(List.of(held.node().name()), client.curator().getChildren().forPath(SEM.value()));
         }
     }

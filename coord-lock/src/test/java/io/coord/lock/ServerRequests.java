@@ -1,5 +1,6 @@
 package io.coord.lock;
 
+import io.coord.test.ZooKeeperExtension;
 import io.coord.CoordClient;
 import java.util.HashMap;
 import java.util.Map;
@@ -16,9 +17,9 @@ final class ServerRequests {
     private ServerRequests() {
     }
 
-    static Map<Long, Long> bySession(LockServer server) {
+    static Map<Long, Long> bySession(ZooKeeperExtension server) {
         Map<Long, Long> out = new HashMap<>();
-        for (String line : server.fourLetter("cons").split("\n")) {
+        for (String line : LockTesting.fourLetter(server, "cons").split("\n")) {
             Matcher m = LINE.matcher(line);
             if (m.find()) {
                 out.put(Long.parseUnsignedLong(m.group(1), 16), Long.parseLong(m.group(2), 16));
@@ -28,10 +29,10 @@ final class ServerRequests {
     }
 
     /** The server's watch table ({@code wchp}): path to the sessions watching it. */
-    static Map<String, java.util.List<Long>> watchesByPath(LockServer server) {
+    static Map<String, java.util.List<Long>> watchesByPath(ZooKeeperExtension server) {
         Map<String, java.util.List<Long>> out = new HashMap<>();
         String path = null;
-        for (String line : server.fourLetter("wchp").split("\n")) {
+        for (String line : LockTesting.fourLetter(server, "wchp").split("\n")) {
             if (line.startsWith("/")) {
                 path = line.trim();
                 out.put(path, new java.util.ArrayList<>());

@@ -1,5 +1,6 @@
 package io.coord.lock;
 
+import io.coord.test.ZooKeeperExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -33,7 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** The fair reentrant lock against a real server: exclusion, fencing, fairness, handles, clean waits. */
 class ZkMutexIT {
     @RegisterExtension
-    static final LockServer SERVER = new LockServer();
+    static final ZooKeeperExtension SERVER = ZooKeeperExtension.single();
 
     private static final CoordPath LOCK = Locks.path("orders", "42");
     private final ExecutorService pool = Executors.newCachedThreadPool();
@@ -126,7 +127,7 @@ class ZkMutexIT {
                 return null;
             }));
             int queued = i + 1;
-            LockServer.await("waiter " + id + " queued", Duration.ofSeconds(10),
+            LockTesting.await("waiter " + id + " queued", Duration.ofSeconds(10),
                     () -> inspect(observer).waiters().size() == queued);
         }
         held.close();
@@ -209,7 +210,7 @@ class ZkMutexIT {
                 }
             }, "interrupted-waiter");
             waiter.start();
-            LockServer.await("the waiter queued", Duration.ofSeconds(10), () -> inspect(client).waiters().size() == 1);
+            LockTesting.await("the waiter queued", Duration.ofSeconds(10), () -> inspect(client).waiters().size() == 1);
             waiter.interrupt();
             assertTrue(outcome.get(10, TimeUnit.SECONDS) instanceof InterruptedException, "the waiter saw the interrupt");
             waiter.join(5000);

@@ -1,0 +1,45 @@
+package io.coord.lock;
+
+import io.coord.CoordClient;
+import io.coord.CoordPath;
+import io.coord.test.Awaits;
+import io.coord.test.EmbeddedEnsemble;
+import io.coord.test.Faults;
+import io.coord.test.ZooKeeperExtension;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/** Small helpers this module's tests share on top of coord-test. */
+final class LockTesting {
+    /** The session timeout {@link ZooKeeperExtension#newClient()} asks for. */
+    static final Duration SESSION = ZooKeeperExtension.DEFAULT_SESSION_TIMEOUT;
+
+    private LockTesting() {
+    }
+
+    /** {@link Locks#inspect} for polling conditions. */
+    static LockInfo inspect(CoordClient client, CoordPath path) {
+        try {
+            return Locks.inspect(client, path);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** A bounded wait (scaled by coord-test's timing factor) that fails naming {@code what}. */
+    static void await(String what, Duration budget, BooleanSupplier condition) {
+        Awaits.until(what, budget, condition);
+    }
+
+    /** F2: the server ends {@code client}'s session for real, deleting its ephemerals at once. */
+    static long expire(CoordClient client, ZooKeeperExtension zk) {
+        return Faults.expireSession(client, zk.ensemble());
+    }
+
+    /** The first server's answer to a four-letter word. */
+    static String fourLetter(ZooKeeperExtension zk, String word) {
+        return EmbeddedEnsemble.fourLetterWord(zk.ensemble().clientPort(0), word)
+                .orElseThrow(() -> new AssertionError("the server did not answer " + word));
+    }
+}
