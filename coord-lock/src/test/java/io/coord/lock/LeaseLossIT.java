@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
 import io.coord.CoordException;
-import io.coord.CoordMetrics;
 import io.coord.CoordPath;
 import io.coord.Lease;
 import io.coord.LeaseListener;
@@ -19,14 +18,10 @@ import io.coord.fence.InMemoryFenceGuard;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -46,30 +41,6 @@ class LeaseLossIT {
     void stop() throws InterruptedException {
         listenerThread.shutdownNow();
         assertTrue(listenerThread.awaitTermination(5, TimeUnit.SECONDS));
-    }
-
-    /** Counts what the lock reports, by name and tags. */
-    static final class RecordingMetrics implements CoordMetrics {
-        final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
-
-        @Override
-        public void increment(String name, String... tags) {
-            counts.computeIfAbsent(name + List.of(tags), k -> new AtomicLong()).incrementAndGet();
-        }
-
-        @Override
-        public void recordTime(String name, Duration duration, String... tags) {
-            counts.computeIfAbsent(name + List.of(tags), k -> new AtomicLong()).incrementAndGet();
-        }
-
-        @Override
-        public void gauge(String name, Supplier<? extends Number> value, String... tags) {
-        }
-
-        long count(String key) {
-            AtomicLong n = counts.get(key);
-            return n == null ? 0 : n.get();
-        }
     }
 
     private List<String> record(LockLease lease) {
@@ -131,9 +102,9 @@ class LeaseLossIT {
         }
         assertArrayEquals(utf8("80"), next.curator().getData().forPath(BALANCE.value()), "the lost holder wrote nothing after its loss");
         lease.close(); // after LOST: only records the close
-        assertEquals(1, metrics.count(LockMetrics.LOSSES + List.of("kind", "lock")), "the loss was counted: " + metrics.counts);
-        assertEquals(1, metrics.count(LockMetrics.FENCED + List.of("kind", "lock")), "the refused write was counted");
-        assertEquals(1, metrics.count(LockMetrics.HOLD + List.of("kind", "lock")), "the hold time was recorded");
+        assertEquals(1, metrics.count(LockMetrics.LOSSES, "kind", "lock"), "the loss was counted: " + metrics.counts);
+        assertEquals(1, metrics.count(LockMetrics.FENCED, "kind", "lock"), "the refused write was counted");
+        assertEquals(1, metrics.count(LockMetrics.HOLD, "kind", "lock"), "the hold time was recorded");
     }
 
     @Test
@@ -143,6 +114,7 @@ class LeaseLossIT {
             LockLease lease = Locks.mutex(holder, LOCK).acquire(Duration.ofSeconds(5));
             var token = lease.token();
             List<String> events = record(lease);
+            LockTesting.awaitLeaseWatch(SERVER, lease);
             proxy.cut();
             LockTesting.await("uncertain, then restored", Duration.ofSeconds(15), () -> events.contains("restored"));
             assertEquals(List.of("uncertain", "restored"), events);
@@ -161,6 +133,7 @@ class LeaseLossIT {
             CoordClient other = SERVER.newClient();
             LockLease lease = Locks.mutex(holder, LOCK).acquire(Duration.ofSeconds(5));
             List<String> events = record(lease);
+            LockTesting.awaitLeaseWatch(SERVER, lease);
             proxy.refuse();
             LockTesting.await("uncertain while cut off", Duration.ofSeconds(10), () -> events.contains("uncertain"));
             assertThrows(LockLostException.class, lease::checkValid, "no protected work while uncertain");

@@ -37,6 +37,22 @@ final class LockTesting {
         return Faults.expireSession(client, zk.ensemble());
     }
 
+    /**
+     * Waits until the server shows {@code lease}'s own-node watch. Until then the lease's first
+     * watch request may still be in flight on the client's event thread, and a connection cut
+     * would hold that thread (and every lease event behind it) for the retry budget — a
+     * coord-core behaviour {@code LeaseEventsWaitForABlockedVerifyIT} shows.
+     */
+    static void awaitLeaseWatch(ZooKeeperExtension zk, LockLease lease) {
+        String node = "/" + zk.namespace() + lease.node().value();
+        String session = "0x" + Long.toHexString(lease.session().id());
+        await("the lease watches its node", Duration.ofSeconds(10), () -> {
+            String wchp = fourLetter(zk, "wchp");
+            int at = wchp.indexOf(node + "\n");
+            return at >= 0 && wchp.substring(at).split("\n/", 2)[0].contains(session);
+        });
+    }
+
     /** The first server's answer to a four-letter word. */
     static String fourLetter(ZooKeeperExtension zk, String word) {
         return EmbeddedEnsemble.fourLetterWord(zk.ensemble().clientPort(0), word)
