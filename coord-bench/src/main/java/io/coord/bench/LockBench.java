@@ -99,7 +99,7 @@ final class LockBench {
 
         @Override
         public List<Figure> run(BenchContext ctx) throws InterruptedException {
-            int n = ctx.ops(300);
+            int n = ctx.ops(500);
             try (CoordClient client = ctx.newCoordClient()) {
                 CuratorFramework curator = newCurator(ctx);
                 try {
@@ -228,7 +228,7 @@ final class LockBench {
 
         @Override
         public List<Figure> run(BenchContext ctx) throws InterruptedException {
-            int n = ctx.ops(300);
+            int n = ctx.ops(500);
             byte[] value = new byte[100];
             CoordPath target = CoordPath.of("/bench/lock/guarded/target");
             try (CoordClient client = ctx.newCoordClient()) {

@@ -132,6 +132,32 @@ class CuratorViewIT {
     }
 
     @Test
+    void anUnboundedAcquireEndsOnInterruptAndRemovesItsNode() throws Exception {
+        CoordClient client = SERVER.newClient();
+        DistributedLock holder = Locks.mutex(client, LOCK);
+        try (LockLease held = holder.acquire(java.time.Duration.ofSeconds(5))) {
+            InterProcessLock view = Locks.mutex(SERVER.newClient(), LOCK).asInterProcessLock();
+            CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    view.acquire();
+                    outcome.complete(null);
+                } catch (Throwable e) {
+                    outcome.complete(e);
+                }
+            }, "unbounded-waiter");
+            t.start();
+            LockTesting.await("queued", java.time.Duration.ofSeconds(10),
+                    () -> LockTesting.inspect(client, LOCK).waiters().size() == 1);
+            t.interrupt();
+            assertTrue(outcome.get(10, TimeUnit.SECONDS) instanceof InterruptedException);
+            t.join(5000);
+            assertFalse(view.isAcquiredInThisProcess());
+            assertEquals(java.util.List.of(held.node().name()), client.curator().getChildren().forPath(LOCK.value()));
+        }
+    }
+
+    @Test
     void reentryOntoALostHoldIsRefused() throws Exception {
         CoordClient client = SERVER.newClient();
         DistributedLock lock = Locks.mutex(client, LOCK);

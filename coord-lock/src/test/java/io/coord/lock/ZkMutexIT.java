@@ -219,6 +219,22 @@ class ZkMutexIT {
     }
 
     @Test
+    void aWaiterWhoseSessionEndsFailsPromptlyAndLeavesNoNode() throws Exception {
+        CoordClient client = SERVER.newClient();
+        try (LockLease held = Locks.mutex(client, LOCK).acquire(Duration.ofSeconds(5))) {
+            CoordClient doomed = SERVER.newClient();
+            DistributedLock lock = Locks.mutex(doomed, LOCK);
+            Future<LockLease> waiter = pool.submit(() -> lock.acquire(Duration.ofSeconds(60)));
+            LockTesting.await("queued", Duration.ofSeconds(10), () -> inspect(client).waiters().size() == 1);
+            LockTesting.expire(doomed, SERVER);
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> waiter.get(15, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof io.coord.SessionExpiredException, "got " + e.getCause());
+            assertEquals(List.of(held.node().name()), children(client, LOCK));
+        }
+    }
+
+    @Test
     void aSecondAcquireOnTheHoldingThreadWaitsForItselfAndSaysSo() throws Exception {
         DistributedLock lock = Locks.mutex(SERVER.newClient(), LOCK);
         try (LockLease held = lock.acquire(Duration.ofSeconds(5))) {
