@@ -16,6 +16,11 @@ public final class Benchmarks {
                 List.of(new CreateDeleteBench(), new AsyncCreateBench(), new GetDataBench()),
                 LockBench.all())
                 .flatMap(List::stream).toList();
+        return List.of(
+                new CreateDeleteBench(),
+                new AsyncCreateBench(),
+                new GetDataBench(),
+                new NamingBench.Sequence(), new NamingBench.Blocks(), new NamingBench.Resolve());
     }
 
     /**
