@@ -12,15 +12,13 @@ public final class Benchmarks {
 
     /** Every benchmark, in run order. */
     public static List<Benchmark> all() {
-        return java.util.stream.Stream.of(
-                List.of(new CreateDeleteBench(), new AsyncCreateBench(), new GetDataBench()),
-                LockBench.all())
-                .flatMap(List::stream).toList();
-        return List.of(
+        return java.util.stream.Stream.of(List.of(
                 new CreateDeleteBench(),
                 new AsyncCreateBench(),
                 new GetDataBench(),
-                new NamingBench.Sequence(), new NamingBench.Blocks(), new NamingBench.Resolve());
+                new NamingBench.Sequence(), new NamingBench.Blocks(), new NamingBench.Resolve()),
+                LockBench.all())
+                .flatMap(List::stream).toList();
     }
 
     /**
