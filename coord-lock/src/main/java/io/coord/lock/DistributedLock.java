@@ -24,7 +24,8 @@ public interface DistributedLock {
     CoordPath path();
 
     /**
-     * Waits at most {@code timeout} for the lock.
+     * Waits at most {@code timeout} for the lock. While the connection is SUSPENDED the wait goes
+     * on (the watch survives a reconnect of the same session); the lease returned is ACQUIRED.
      *
      * @throws io.coord.CoordTimeoutException if it was not granted in time (our node is removed)
      * @throws InterruptedException           if interrupted while waiting (our node is removed)
@@ -33,10 +34,13 @@ public interface DistributedLock {
      */
     LockLease acquire(Duration timeout) throws InterruptedException;
 
-    /** Like {@link #acquire} but an ungranted lock is an empty result, not an error. */
+    /** Like {@link #acquire} (same SUSPENDED, session-end and interrupt rules) but an ungranted lock is an empty result. */
     Optional<LockLease> tryAcquire(Duration timeout) throws InterruptedException;
 
-    /** Takes the lock only if it is free right now (one create and one read; never waits). */
+    /**
+     * Takes the lock only if it is free right now (one create and one read; never waits). Fails
+     * like {@link #acquire} if the session has ended or the thread is interrupted.
+     */
     Optional<LockLease> tryAcquire() throws InterruptedException;
 
     /**
@@ -48,6 +52,9 @@ public interface DistributedLock {
      */
     InterProcessLock asInterProcessLock();
 
-    /** The lease the {@linkplain #asInterProcessLock() Curator view} holds for the calling thread, if any. */
+    /**
+     * The lease the {@linkplain #asInterProcessLock() Curator view} holds for the calling thread,
+     * if any: its token to fence with, and its state (UNCERTAIN while SUSPENDED, LOST for good).
+     */
     Optional<LockLease> heldByCurrentThread();
 }

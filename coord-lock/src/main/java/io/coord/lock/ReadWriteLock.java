@@ -22,17 +22,18 @@ import io.coord.CoordPath;
 public interface ReadWriteLock {
     CoordPath path();
 
-    /** The shared half. */
+    /** The shared half; a thread holding the write lease gets a read at once (it queues at the write's place). */
     DistributedLock readLock();
 
-    /** The exclusive half. */
+    /** The exclusive half; asked for by a thread that holds a read lease of this lock, it throws {@link IllegalStateException}. */
     DistributedLock writeLock();
 
     /**
      * Turns a held write lease into a read lease without letting a writer in between. The write
      * handle is closed (if it was re-entered, its node stays until the other handles close).
      *
-     * @throws io.coord.LockLostException if the write lease is not ACQUIRED (nothing is changed)
+     * @throws io.coord.LockLostException if the write lease is not ACQUIRED — UNCERTAIN (SUSPENDED)
+     *                                    or LOST — nothing is changed then
      * @throws IllegalArgumentException   if {@code writeLease} is not a write lease of this lock
      */
     LockLease downgrade(LockLease writeLease) throws InterruptedException;

@@ -16,14 +16,18 @@ public interface Semaphore {
     int permits();
 
     /**
-     * Waits at most {@code timeout} for a permit.
+     * Waits at most {@code timeout} for a permit; keeps waiting while SUSPENDED. Each lease
+     * returned is ACQUIRED and has its own token and loss signal.
      *
      * @throws io.coord.CoordTimeoutException if none was granted in time (our node is removed)
      * @throws InterruptedException           if interrupted while waiting (our node is removed)
+     * @throws io.coord.SessionExpiredException if the session ended while waiting
      */
     LockLease acquire(Duration timeout) throws InterruptedException;
 
+    /** Like {@link #acquire} (same rules) but no permit in time is an empty result. */
     Optional<LockLease> tryAcquire(Duration timeout) throws InterruptedException;
 
+    /** A permit only if one is free right now; never waits. */
     Optional<LockLease> tryAcquire() throws InterruptedException;
 }

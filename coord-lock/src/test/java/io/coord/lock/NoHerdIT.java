@@ -54,6 +54,7 @@ class NoHerdIT {
             DistributedLock lock = Locks.mutex(c, LOCK);
             running.add(pool.submit(() -> {
                 try (LockLease lease = lock.acquire(Duration.ofSeconds(60))) {
+                    lease.checkValid();
                     granted.incrementAndGet();
                     assertTrue(letGo.await(60, TimeUnit.SECONDS));
                 }

@@ -122,6 +122,7 @@ class ZkMutexIT {
             DistributedLock lock = Locks.mutex(SERVER.newClient(), LOCK);
             waiters.add(pool.submit(() -> {
                 try (LockLease lease = lock.acquire(Duration.ofSeconds(30))) {
+                    lease.checkValid();
                     granted.add(id);
                 }
                 return null;
