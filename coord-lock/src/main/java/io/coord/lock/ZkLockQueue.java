@@ -51,7 +51,8 @@ final class ZkLockQueue {
     private final CoordPath path;
     private final LockOptions options;
     private final LockMetrics metrics;
-    private final java.util.Map<HolderInfo, byte[]> encodedInfo = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Node data by kind and owner: the few distinct owners of one lock object are encoded once. */
+    private final java.util.Map<WaitRule.Type, java.util.Map<String, byte[]>> encodedInfo = new java.util.EnumMap<>(WaitRule.Type.class);
 
     ZkLockQueue(CoordClient client, CoordPath path, LockOptions options) {
         if (path.isRoot()) {
@@ -80,7 +81,7 @@ final class ZkLockQueue {
         long deadline = forever ? 0 : start + timeoutNanos;
         String owner = options.ownerName() != null ? options.ownerName() : Thread.currentThread().getName();
         HolderInfo info = HolderInfo.of(owner, request.type(), request.permits());
-        LeaseNodes.Created created = LeaseNodes.create(zk, path, request.prefix(), encoded(info), true);
+        LeaseNodes.Created created = LeaseNodes.create(zk, path, request.prefix(), encoded(info, request.type()), true);
         String ours = created.token().node().name();
         String outcome = "failed";
         NodeWatch watch = null; // made on the first wait: an uncontended acquire needs none
@@ -139,13 +140,17 @@ final class ZkLockQueue {
         }
     }
 
-    /** The node data for {@code info}; the few distinct owners of one lock object are encoded once. */
-    private byte[] encoded(HolderInfo info) {
-        byte[] bytes = encodedInfo.get(info);
+    /** The node data for {@code info} (which has no held-since yet), cached per kind and owner. */
+    private byte[] encoded(HolderInfo info, WaitRule.Type type) {
+        java.util.Map<String, byte[]> byOwner;
+        synchronized (encodedInfo) {
+            byOwner = encodedInfo.computeIfAbsent(type, t -> new java.util.concurrent.ConcurrentHashMap<>());
+        }
+        byte[] bytes = byOwner.get(info.owner());
         if (bytes == null) {
             bytes = info.encode(path);
-            if (encodedInfo.size() < 64) {
-                encodedInfo.put(info, bytes);
+            if (byOwner.size() < 64) {
+                byOwner.put(info.owner(), bytes);
             }
         }
         return bytes;
