@@ -47,6 +47,8 @@
  *       {@link io.coord.SessionExpiredException}.
  *   <li><b>Interrupt</b> while waiting: the node is removed and {@link InterruptedException}
  *       thrown. Held leases are not affected by interrupts.
+ *   <li><b>Bounds.</b> An acquire's timeout bounds the wait in the queue; one request made while
+ *       the connection is down (the create, a read) may take up to the client's retry budget.
  * </ul>
  *
  * <h2>Why not Curator's LockInternals directly</h2>

@@ -195,6 +195,33 @@ class ReadWriteLockIT {
     }
 
     @Test
+    void aWriterWhoseSessionExpiresLosesItsLeaseAndTheNextWriterHasAHigherToken() throws Exception {
+        CoordClient doomed = SERVER.newClient();
+        LockLease write = Locks.readWrite(doomed, LOCK).writeLock().acquire(WAIT);
+        CoordClient observer = SERVER.newClient();
+        ReadWriteLock readerLock = rw();
+        Future<LockLease> reader = pool.submit(() -> readerLock.readLock().acquire(WAIT));
+        LockTesting.await("the reader queued", Duration.ofSeconds(10), () -> LockTesting.inspect(observer, LOCK).waiters().size() == 1);
+        ReadWriteLock writerLock = rw();
+        Future<LockLease> writer = pool.submit(() -> writerLock.writeLock().acquire(WAIT));
+        LockTesting.await("the writer queued", Duration.ofSeconds(10), () -> LockTesting.inspect(observer, LOCK).waiters().size() == 2);
+        LockTesting.expire(doomed, SERVER);
+        assertEquals(LeaseState.LOST, write.ended().get(10, TimeUnit.SECONDS));
+        assertThrows(io.coord.LockLostException.class, write::checkValid);
+        LockLease r = reader.get(10, TimeUnit.SECONDS);
+        LockLease w = null;
+        try {
+            r.close();
+            w = writer.get(10, TimeUnit.SECONDS);
+            assertTrue(w.token().isNewerThan(write.token()), "write tokens keep growing after a loss");
+        } finally {
+            if (w != null) {
+                w.close();
+            }
+        }
+    }
+
+    @Test
     void aTimedOutWriterLeavesNoNodeAndTheReaderIsUnaffected() throws Exception {
         CoordClient client = SERVER.newClient();
         try (LockLease read = Locks.readWrite(client, LOCK).readLock().acquire(WAIT)) {
