@@ -23,7 +23,6 @@ final class Holding {
     private final AtomicInteger handles = new AtomicInteger(1);
     private final AtomicBoolean stamped;
     private volatile Runnable onEnd;
-    private volatile java.util.concurrent.Future<?> stampTask;
     private final AtomicBoolean endRun = new AtomicBoolean();
 
     Holding(WaitRule.Type type, NodeLease lease, HolderInfo info, Instant heldSince, boolean stamped, LockMetrics metrics) {
@@ -35,10 +34,7 @@ final class Holding {
         this.metrics = metrics;
         this.acquiredBy = Thread.currentThread();
         lease.ended().whenComplete((state, error) -> {
-            java.util.concurrent.Future<?> task = stampTask;
-            if (task != null) {
-                task.cancel(false);
-            }
+            HeldSinceStamper.untrack(this);
             metrics.held(type, System.nanoTime() - grantedNanos);
             if (state == LeaseState.LOST) {
                 metrics.lost(type);
@@ -91,12 +87,8 @@ final class Holding {
         }
     }
 
-    /** The pending held-since stamp, cancelled if the lease ends first. */
-    void stampTask(java.util.concurrent.Future<?> task) {
-        this.stampTask = task;
-        if (lease.state().isTerminal()) {
-            task.cancel(false);
-        }
+    long grantedNanos() {
+        return grantedNanos;
     }
 
     /** Claims the one held-since stamp; false if it was already written (or claimed). */

@@ -9,13 +9,10 @@ import io.coord.TooManyChildrenException;
 import io.coord.internal.LeaseNodes;
 import io.coord.internal.NodeLease;
 import io.coord.internal.Zk;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,14 +28,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ZkLockQueue {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLockQueue.class);
-    /** A holder writes its grant time into its node after holding this long, so short holds cost no write. */
-    static final Duration STAMP_DELAY = Duration.ofSeconds(1);
-    /**
-     * Writes the held-since stamps: one daemon thread for the whole process, gone after ten idle
-     * seconds. A stamp task is cancelled (and removed) when its lease ends first, which is the
-     * common case: most holds are shorter than the delay.
-     */
-    private static final ScheduledThreadPoolExecutor STAMPER = stamper();
 
     /** What to queue: the node kind, its name prefix, the kinds that share its queue, and the slots (permits). */
     record Request(WaitRule.Type type, String prefix, Set<WaitRule.Type> family, int slots, Integer permits) {
@@ -202,7 +191,7 @@ final class ZkLockQueue {
         NodeLease lease = LeaseNodes.lease(zk, created);
         Holding holding = new Holding(request.type(), lease, info, heldSince, stamp, metrics);
         if (!stamp) {
-            holding.stampTask(STAMPER.schedule(() -> stampLater(holding), STAMP_DELAY.toMillis(), TimeUnit.MILLISECONDS));
+            HeldSinceStamper.track(holding, () -> stampLater(holding));
         }
         return holding;
     }
@@ -238,18 +227,6 @@ final class ZkLockQueue {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    private static ScheduledThreadPoolExecutor stamper() {
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "coord-lock-stamper");
-            t.setDaemon(true);
-            return t;
-        });
-        executor.setRemoveOnCancelPolicy(true);
-        executor.setKeepAliveTime(10, TimeUnit.SECONDS);
-        executor.allowCoreThreadTimeOut(true);
-        return executor;
     }
 
     LockMetrics metrics() {
