@@ -12,7 +12,7 @@ public final class Benchmarks {
 
     /** Every benchmark, in run order. */
     public static List<Benchmark> all() {
-        return List.of(
+        return java.util.stream.Stream.of(List.of(
                 new CreateDeleteBench(),
                 new AsyncCreateBench(),
                 new GetDataBench(),
@@ -20,7 +20,9 @@ public final class Benchmarks {
                 new ElectionFailoverBench(),
                 new ElectionExpiryBench(),
                 new MembershipBench(),
-                new QueueBench());
+                new QueueBench()),
+                LockBench.all())
+                .flatMap(List::stream).toList();
     }
 
     /**
