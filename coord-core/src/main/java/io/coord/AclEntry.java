@@ -96,7 +96,7 @@ public record AclEntry(String scheme, String id, int perms) {
         int colon = id.indexOf(':');
         if (colon <= 0) {
             throw new InvalidAclException("digest ACL id " + CoordPath.quote(mask(id))
-                    + " must be user:base64(sha1(user:password)); it has no user part");
+                    + " must be user:base64(sha1(user:password)); it has no ':' after a non-empty user name");
         }
         String hash = id.substring(colon + 1);
         // SHA1 is 20 bytes: 28 base64 characters ending in '='. Anything else is almost certainly

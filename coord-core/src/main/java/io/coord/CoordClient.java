@@ -67,10 +67,20 @@ public final class CoordClient implements AutoCloseable {
 
     /**
      * Connects with {@code settings} and waits (at most the connection timeout) for the first
-     * session. Fails with {@link CoordTimeoutException} naming the ensemble if none comes,
-     * {@link TlsException} if TLS is set and the handshake is the likely cause, and
-     * {@link NotAuthorizedException} if an {@linkplain CoordSettings#authCheckPath() auth check}
-     * path cannot be read with the given credentials.
+     * session, then confirms the server accepted this client's authentication. Fails with:
+     * <ul>
+     *   <li>{@link AuthenticationException} (terminal, not retried) if the server rejected the
+     *       credentials' scheme ({@code AUTHFAILED}) or requires SASL this client did not do
+     *       ({@code -124}); this comes as soon as the server says so, not at the timeout;</li>
+     *   <li>{@link TlsException} naming the host and the handshake cause if the client and the
+     *       port disagree about TLS (plaintext client to a TLS port, TLS client to a plaintext
+     *       port, untrusted or mismatched certificate); found by a diagnostic probe while the
+     *       first session is late, so usually well before the connection timeout;</li>
+     *   <li>{@link NotAuthorizedException} if an {@linkplain CoordSettings#authCheckPath() auth
+     *       check} path cannot be read with the given credentials;</li>
+     *   <li>{@link CoordTimeoutException} naming the ensemble if no session came for another reason.</li>
+     * </ul>
+     * On any failure the half-built client is closed. An interrupt closes it too and propagates.
      */
     public static CoordClient connect(CoordSettings settings) throws InterruptedException {
         Objects.requireNonNull(settings, "settings");
@@ -85,9 +95,25 @@ public final class CoordClient implements AutoCloseable {
             return client;
         } finally {
             if (!ok) {
-                client.close();
+                closeAfterFailedConnect(client);
             }
         }
+    }
+
+    /**
+     * Closes a client whose connect failed. One that never got a session is closed on a
+     * short-lived daemon thread: ZooKeeper's client sleeps up to a second between reconnect
+     * attempts and only then notices a close, and the caller should get its error (a TLS
+     * mismatch, say) without waiting for that.
+     */
+    private static void closeAfterFailedConnect(CoordClient client) {
+        if (client.curator.getZookeeperClient().isConnected()) {
+            client.close();
+            return;
+        }
+        Thread closer = new Thread(client::close, "coord-close-failed-connect");
+        closer.setDaemon(true);
+        closer.start();
     }
 
     /**
@@ -133,24 +159,54 @@ public final class CoordClient implements AutoCloseable {
     }
 
     private void awaitFirstSession(Duration timeout) throws InterruptedException {
-        if (!curator.blockUntilConnected((int) timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            String what = "could not connect to ZooKeeper at " + settings.connectString() + " within " + timeout;
-            if (settings.tls() != null) {
-                throw new TlsException(what + " over TLS: check that the port is a secure client port, the truststore"
-                        + " trusts the server's certificate, and the hostname matches it");
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        // Only for clients built from our settings: a wrapped Curator client may use TLS we cannot see.
+        TlsProbe.Diagnosis diagnosis = owned ? new TlsProbe.Diagnosis(settings, start, deadline) : null;
+        while (!curator.blockUntilConnected((int) Math.max(1, Math.min(CONNECT_POLL_MS, millisUntil(deadline))), TimeUnit.MILLISECONDS)) {
+            AuthCheck.throwIfRejected(AuthCheck.handle(curator), settings.connectString(), Zk.of(this).principals());
+            if (diagnosis != null) {
+                diagnosis.probeIfDue(); // throws TlsException once every host shows a TLS mismatch
             }
-            throw new CoordTimeoutException(what);
+            if (millisUntil(deadline) <= 0) {
+                String what = "could not connect to ZooKeeper at " + settings.connectString() + " within " + timeout;
+                if (diagnosis != null) {
+                    diagnosis.throwIfAnyMismatch(what);
+                }
+                throw new CoordTimeoutException(what + (diagnosis == null ? "" : diagnosis.summary()));
+            }
         }
+        AuthCheck.confirmAccepted(curator, settings.connectString(), Zk.of(this).principals(), deadline);
         sessions.observeConnected(sessionIdNow());
         warnIfClamped();
     }
 
+    /**
+     * Reads the canary node. ZooKeeper accepts any digest password at connect (it just derives a
+     * different identity), so reading a node only the right identity may read is the only early
+     * test of the credentials.
+     */
     private void checkAuth() throws InterruptedException {
         CoordPath canary = settings.authCheckPath();
         if (canary == null) {
             return;
         }
-        Zk.of(this).call(canary, () -> curator.getData().forPath(canary.value()));
+        try {
+            Zk.of(this).call(canary, () -> curator.getData().forPath(canary.value()));
+        } catch (NotAuthorizedException e) {
+            throw new NotAuthorizedException("auth check failed: " + e.getMessage()
+                    + "; ZooKeeper accepts any digest password at connect, so the credentials are probably wrong", e);
+        } catch (NoParentException e) {
+            throw new ConfigurationException("authCheckPath " + canary + " does not exist: create it with an ACL that only"
+                    + " the expected identities can READ, or remove the setting", e);
+        }
+    }
+
+    /** How often the wait for the first session looks at auth failures and TLS probes. */
+    private static final int CONNECT_POLL_MS = 50;
+
+    private static long millisUntil(long deadlineNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
     }
 
     private long sessionIdNow() {
