@@ -16,8 +16,9 @@ import java.util.Objects;
  * <p>The outcome of a generation is whatever its record says once it is decided; until then:
  * <ul>
  *   <li>enter: seats take sequence numbers 0, 1, 2, ... in arrival order. The generation is
- *       complete when seats 0 … parties-1 are all present; a seat numbered parties or above is an
- *       extra and is refused. Any deletion among the seats before the decision means a member
+ *       complete when seats 0 … parties-1 are all present, and the member holding seat parties-1
+ *       (whose arrival completed it) records READY; a seat numbered parties or above is an extra
+ *       and is refused. Any deletion among the seats before the decision means a member
  *       vanished (its session ended): the generation breaks.
  *   <li>leave: a member leaves by adding its left marker (its seat stays until the end). The
  *       generation is done when all parties have left; a seat gone without a left marker means a
@@ -122,7 +123,13 @@ final class BarrierRule {
             admitted.add(seat);
         }
         if (admitted.size() == parties) {
-            return new Step(Action.DECIDE_READY, admitted, false, List.of(), null);
+            // The member whose seat completed the count (seat parties-1) records READY; the others
+            // leave it to that member and watch its seat: if it vanishes before deciding, the next
+            // read sees a deletion and breaks. A waiter whose own time is up decides itself.
+            if (mySeq == parties - 1 || cause != Cause.NONE) {
+                return new Step(Action.DECIDE_READY, admitted, false, List.of(), null);
+            }
+            return new Step(Action.WAIT, List.of(admitted.get(parties - 1)), false, List.of(), null);
         }
         switch (cause) {
             case TIMEOUT -> {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.WatcherRemoveCuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.data.Stat;
@@ -34,6 +35,9 @@ public final class BarrierSeat implements Lease {
     private final long generation;
     private final long sequence;
     private final AtomicBoolean leaving = new AtomicBoolean();
+    /** The root's version once READY was recorded: leaving is guarded by it; -1 if unknown. */
+    private volatile int readyVersion = -1;
+    private volatile WatcherRemoveCuratorFramework watches;
 
     BarrierSeat(ZkDoubleBarrier barrier, NodeLease lease, long generation, long sequence) {
         this.barrier = barrier;
@@ -83,6 +87,19 @@ public final class BarrierSeat implements Lease {
 
     NodeLease lease() {
         return lease;
+    }
+
+    int readyVersion() {
+        return readyVersion;
+    }
+
+    void readyVersion(int version) {
+        readyVersion = version;
+    }
+
+    /** Watches set while entering, removed when the seat closes. */
+    void removeOnClose(WatcherRemoveCuratorFramework entered) {
+        watches = entered;
     }
 
     @Override
@@ -140,6 +157,11 @@ public final class BarrierSeat implements Lease {
     public void close() {
         lease.close();
         barrier.forget(this);
+        WatcherRemoveCuratorFramework w = watches;
+        if (w != null) {
+            watches = null;
+            w.removeWatchers();
+        }
     }
 
     @Override

@@ -2,8 +2,10 @@ package io.coord.barrier;
 
 import io.coord.Codec;
 import io.coord.CodecException;
+import io.coord.ConnectionLostException;
 import io.coord.CoordException;
 import io.coord.CoordPath;
+import io.coord.barrier.BarrierStatus.Phase;
 import io.coord.barrier.Generation.Members;
 import io.coord.barrier.Generation.Seat;
 import io.coord.internal.Payloads;
@@ -11,8 +13,15 @@ import io.coord.internal.Zk;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.BackgroundCallback;
+import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
@@ -89,21 +98,35 @@ final class BarrierStore {
     }
 
     /**
-     * Generation {@code generation}'s record as it stands: the root's while it is the current one,
-     * otherwise (the root moved on, so it was decided for good) from its markers.
+     * Generation {@code generation}'s decision as its markers show it, watching the generation's
+     * children with {@code watcher}: a marker appearing (ready, done, broken) is the change a waiter
+     * waits for. This is every waiter's re-read after a wake-up: one listing of three names at
+     * most, no root data. The root version is not known here ({@link View#version()} is -1): a
+     * member that must decide reads the root first. {@code parties} fills the record for the
+     * phases that carry none (the member checked them against the root's record when it joined).
      */
-    View readGeneration(CuratorFramework via, Watcher watcher, long generation) throws InterruptedException {
-        Root r = readRoot(via, watcher);
-        if (r != null && r.record().generation() == generation) {
-            return new View(r.record(), r.version(), r.mtime());
+    View readGeneration(CuratorFramework via, Watcher watcher, long generation, int parties) throws InterruptedException {
+        Generation g = new Generation(root, generation);
+        List<String> markers;
+        try {
+            markers = zk.call(g.path(), () -> watcher == null
+                    ? via.getChildren().forPath(g.path().value())
+                    : via.getChildren().usingWatcher(watcher).forPath(g.path().value()));
+        } catch (CoordException e) {
+            if (e.getCause() instanceof KeeperException.NoNodeException) {
+                throw new io.coord.BarrierBrokenException("barrier " + root + ": generation " + generation
+                        + " is no longer recorded (removed by hand, or cleaned up long after it ended); its outcome cannot be read");
+            }
+            throw e;
         }
-        GenerationRecord outcome = readOutcome(generation);
-        if (outcome == null) {
-            throw new io.coord.BarrierBrokenException("barrier " + root + ": generation " + generation
-                    + " is no longer recorded (the barrier was reset by hand, or the generation was cleaned up long after it ended);"
-                    + " its outcome cannot be read");
+        if (markers.contains(Generation.BROKEN)) {
+            CoordPath broken = g.marker(Generation.BROKEN);
+            Stat stat = new Stat();
+            byte[] data = zk.call(broken, () -> curator().getData().storingStatIn(stat).forPath(broken.value()));
+            return new View(RECORDS.decode(broken, data), -1, stat.getMtime());
         }
-        return new View(outcome, -1, 0);
+        Phase phase = markers.contains(Generation.DONE) ? Phase.DONE : markers.contains(Generation.READY) ? Phase.READY : Phase.OPEN;
+        return new View(new GenerationRecord(generation, phase, parties, null, null, List.of(), null), -1, 0);
     }
 
     /** A finished generation's record, read from its markers; null if it has none (or is gone). */
@@ -185,7 +208,6 @@ final class BarrierStore {
     boolean tryReady(GenerationRecord open, int version, List<Seat> admitted) throws InterruptedException {
         Generation g = new Generation(root, open.generation());
         List<CuratorOp> ops = new ArrayList<>();
-        ops.add(op(() -> curator().transactionOp().check().withVersion(version).forPath(root.value())));
         List<String> names = new ArrayList<>();
         for (Seat seat : admitted) {
             names.add(seat.node());
@@ -218,12 +240,113 @@ final class BarrierStore {
                 "record BROKEN of generation " + broken.generation());
     }
 
-    /** The left marker of seat {@code seq}, created behind our seat's fence and the READY record's version. */
-    List<CuratorOp> leaveOps(Generation g, int version, long seq, String memberId) {
+    // ---- pipelined calls: sent back to back on one session, so ZooKeeper applies them in order ----
+
+    /** One background call: hands Curator the callback. */
+    @FunctionalInterface
+    interface Call {
+        void start(BackgroundCallback callback) throws Exception;
+    }
+
+    /** Starts one background call; its event (any result code) completes the future. */
+    CompletableFuture<CuratorEvent> async(CoordPath path, Call call) {
+        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
+        try {
+            call.start((client, event) -> result.complete(event));
+        } catch (Exception e) {
+            result.completeExceptionally(zk.translate(e, path));
+        }
+        return result;
+    }
+
+    /** The event of a background call, waiting at most until {@code deadlineNanos}. */
+    static CuratorEvent await(CompletableFuture<CuratorEvent> call, long deadlineNanos, CoordPath path) throws InterruptedException {
+        try {
+            return call.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof CoordException ce ? ce : new CoordException("call on " + path + " failed", e.getCause());
+        } catch (TimeoutException e) {
+            throw new ConnectionLostException("no answer from ZooKeeper for " + path + " in time");
+        }
+    }
+
+    /** The result code of an event, as ZooKeeper's enum. */
+    static KeeperException.Code code(CuratorEvent event) {
+        return KeeperException.Code.get(event.getResultCode());
+    }
+
+    /** The Coord exception for a failed event. */
+    CoordException failure(CuratorEvent event, CoordPath path) {
+        return zk.translate(KeeperException.create(code(event), event.getPath() == null ? path.value() : event.getPath()), path);
+    }
+
+    /** Creates a seat (ephemeral-sequential, not protected: the caller's unique name is its protection). */
+    CompletableFuture<CuratorEvent> createSeat(Generation g, String name) {
+        CoordPath base = g.members().child(name);
+        return async(base, cb -> curator().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).inBackground(cb).forPath(base.value(), new byte[0]));
+    }
+
+    CompletableFuture<CuratorEvent> readMembersAsync(CuratorFramework via, Generation g, Watcher childWatcher) {
+        CoordPath members = g.members();
+        return async(members, cb -> {
+            if (childWatcher == null) {
+                via.getChildren().inBackground(cb).forPath(members.value());
+            } else {
+                via.getChildren().usingWatcher(childWatcher).inBackground(cb).forPath(members.value());
+            }
+        });
+    }
+
+    CompletableFuture<CuratorEvent> readRootAsync(CuratorFramework via, Watcher watcher) {
+        return async(root, cb -> via.getData().usingWatcher(watcher).inBackground(cb).forPath(root.value()));
+    }
+
+    /** The members from a {@link #readMembersAsync} event. */
+    Members members(CuratorEvent event, Generation g) {
+        if (code(event) != KeeperException.Code.OK) {
+            throw failure(event, g.members());
+        }
+        Stat stat = event.getStat();
+        return Members.parse(event.getChildren(), stat.getCversion(), stat.getNumChildren());
+    }
+
+    /** The root from a {@link #readRootAsync} event; null if there is none. */
+    Root root(CuratorEvent event) {
+        if (code(event) == KeeperException.Code.NONODE) {
+            return null;
+        }
+        if (code(event) != KeeperException.Code.OK) {
+            throw failure(event, root);
+        }
+        return new Root(RECORDS.decode(root, event.getData()), event.getStat().getVersion(), event.getStat().getMtime());
+    }
+
+    /**
+     * Leaves: one transaction that checks our seat (the fence: we still hold it), checks that the
+     * record is still the READY one at {@code readyVersion}, and creates our left marker.
+     */
+    CompletableFuture<CuratorEvent> leave(Generation g, CoordPath seat, int readyVersion, long seq, String memberId) {
         byte[] who = memberId.getBytes(StandardCharsets.UTF_8);
-        return List.of(
-                op(() -> curator().transactionOp().check().withVersion(version).forPath(root.value())),
+        List<CuratorOp> ops = List.of(
+                op(() -> curator().transactionOp().check().forPath(seat.value())),
+                op(() -> curator().transactionOp().check().withVersion(readyVersion).forPath(root.value())),
                 op(() -> curator().transactionOp().create().forPath(g.leftMarker(seq).value(), who)));
+        return async(seat, cb -> curator().transaction().inBackground(cb).forOperations(ops));
+    }
+
+    /** Our seat's node, found by its unique name after a create whose answer was lost; null if it is not there. */
+    String findSeat(Generation g, String uniquePart) throws InterruptedException {
+        List<String> children = zk.call(g.members(), () -> curator().getChildren().forPath(g.members().value()));
+        for (String child : children) {
+            if (child.contains(uniquePart)) {
+                return child;
+            }
+        }
+        return null;
+    }
+
+    Stat stat(CoordPath path) throws InterruptedException {
+        return zk.call(path, () -> curator().checkExists().forPath(path.value()));
     }
 
     /** Runs a decision; false when it lost a race (the version moved, a node is gone or already there). */

@@ -15,7 +15,7 @@ import java.util.TreeSet;
  * <pre>
  * /barriers/{name}                              persistent; data = the current generation's record
  * /barriers/{name}/{generation}                 persistent, 10 digits (0000000007)
- * /barriers/{name}/{generation}/members/_c_{uuid}-m-{memberId}-{seq}   ephemeral-sequential: a seat
+ * /barriers/{name}/{generation}/members/m-{memberId}-{uuid}-{seq}   ephemeral-sequential: a seat
  * /barriers/{name}/{generation}/members/left-{seq}                      persistent: that seat left
  * /barriers/{name}/{generation}/ready           persistent: everyone entered (data: the admitted seats)
  * /barriers/{name}/{generation}/done            persistent: everyone left
@@ -32,9 +32,8 @@ record Generation(CoordPath root, long number) {
     static final String BROKEN = "broken";
     static final String SEAT_PREFIX = "m-";
     static final String LEFT_PREFIX = "left-";
-    private static final String PROTECTION = "_c_";
-    /** {@code _c_} + a 36-character UUID + {@code -}: what Curator's protected create puts in front. */
-    private static final int PROTECTED_LENGTH = PROTECTION.length() + 36 + 1;
+    /** The unique part of a seat's name: 32 hex digits (a random UUID without dashes). */
+    static final int UNIQUE_LENGTH = 32;
 
     Generation {
         if (number < 1) {
@@ -88,9 +87,16 @@ record Generation(CoordPath root, long number) {
         return LEFT_PREFIX + String.format("%010d", seq);
     }
 
-    /** The prefix a member's seat is created with (before protection and sequence are added). */
-    static String seatPrefix(String memberId) {
-        return SEAT_PREFIX + memberId + "-";
+    /**
+     * The name a member's seat is created with, before ZooKeeper adds the sequence:
+     * {@code m-{memberId}-{unique}-}. The unique part finds the seat again after a create whose
+     * answer was lost (the protection Curator's protected mode gives, in the name's own layout).
+     */
+    static String seatName(String memberId, String unique) {
+        if (unique.length() != UNIQUE_LENGTH) {
+            throw new IllegalArgumentException("unique part must be " + UNIQUE_LENGTH + " characters, got \"" + unique + "\"");
+        }
+        return SEAT_PREFIX + memberId + "-" + unique + "-";
     }
 
     /** One seat, read from its node name. */
@@ -101,19 +107,23 @@ record Generation(CoordPath root, long number) {
         }
     }
 
-    /** Reads a seat's node name ({@code _c_<uuid>-m-<memberId>-<seq>}); empty for anything else. */
+    /** Reads a seat's node name ({@code m-<memberId>-<unique>-<seq>}); empty for anything else. */
     static Optional<Seat> parseSeat(String node) {
         long seq = SequentialNodes.sequence(node);
-        if (seq < 0 || !node.startsWith(PROTECTION) || node.length() < PROTECTED_LENGTH + SEAT_PREFIX.length() + 12
-                || node.charAt(PROTECTED_LENGTH - 1) != '-' || !node.startsWith(SEAT_PREFIX, PROTECTED_LENGTH)) {
+        // m- + at least one character + - + unique + - + 10 digits
+        int uniqueEnd = node.length() - 11;
+        int uniqueStart = uniqueEnd - UNIQUE_LENGTH;
+        if (seq < 0 || !node.startsWith(SEAT_PREFIX) || uniqueStart - 1 <= SEAT_PREFIX.length()
+                || node.charAt(uniqueEnd) != '-' || node.charAt(uniqueStart - 1) != '-') {
             return Optional.empty();
         }
-        int idStart = PROTECTED_LENGTH + SEAT_PREFIX.length();
-        int idEnd = node.length() - 11;
-        if (idEnd <= idStart || node.charAt(idEnd) != '-') {
-            return Optional.empty();
+        for (int i = uniqueStart; i < uniqueEnd; i++) {
+            char c = node.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+                return Optional.empty();
+            }
         }
-        return Optional.of(new Seat(node, node.substring(idStart, idEnd), seq));
+        return Optional.of(new Seat(node, node.substring(SEAT_PREFIX.length(), uniqueStart - 1), seq));
     }
 
     /** The seat a left marker stands for, or -1. */

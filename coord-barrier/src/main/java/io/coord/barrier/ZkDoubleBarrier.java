@@ -6,7 +6,6 @@ import io.coord.CoordMetrics;
 import io.coord.CoordPath;
 import io.coord.barrier.BarrierStatus.Phase;
 import io.coord.barrier.BarrierStore.Root;
-import io.coord.internal.LeaseNodes;
 import io.coord.internal.NodeLease;
 import io.coord.internal.Zk;
 import java.time.Duration;
@@ -37,6 +36,7 @@ final class ZkDoubleBarrier implements DoubleBarrier {
     private final BarrierOptions options;
     private final BarrierStore store;
     private final AtomicReference<BarrierSeat> current = new AtomicReference<>();
+    private volatile long nextGuess = -1;
 
     ZkDoubleBarrier(Zk zk, String name, int parties, BarrierOptions options) {
         this.zk = zk;
@@ -77,7 +77,7 @@ final class ZkDoubleBarrier implements DoubleBarrier {
             throw new IllegalStateException("member " + memberId() + " is still in generation " + held.generation()
                     + " of barrier " + name + "; leave it (or close its seat) before entering again");
         }
-        return new Waiting(this, timeout).enter();
+        return new Entering(this, timeout).enter();
     }
 
     @Override
@@ -92,7 +92,7 @@ final class ZkDoubleBarrier implements DoubleBarrier {
     /** Called by {@link BarrierSeat#leave}. */
     void leave(BarrierSeat seat, Duration timeout) throws InterruptedException {
         requirePositive(timeout, "leave");
-        new Waiting(this, timeout).leave(seat);
+        new Leaving(this, timeout).leave(seat);
     }
 
     void entered(BarrierSeat seat) {
@@ -128,60 +128,58 @@ final class ZkDoubleBarrier implements DoubleBarrier {
     }
 
     /**
-     * Finds the generation to join and takes a seat in it. A DONE generation (or none) is followed
-     * by a new one, opened by whoever gets there first; a BROKEN one fails fast (late arrival);
-     * a READY one is full (this member is one more than the parties).
+     * The generation to join, read from the root: a DONE generation (or none) is followed by a new
+     * one, opened here unless someone else is first (then -1: read again); a BROKEN one fails fast
+     * (late arrival); a READY one is full (this member is one more than the parties).
      */
-    Joined join(Waiting w) throws InterruptedException {
-        while (true) {
-            long epoch = w.signal().epoch();
-            Root root = store.readRoot(w.watching(), w.signal());
-            if (root == null || root.record().phase() == Phase.DONE) {
-                long next = root == null ? 1 : root.record().generation() + 1;
-                int version = store.tryOpen(root, next, parties);
-                if (version < 0) {
-                    continue;
-                }
-                removeOldGenerations(next);
-                root = new Root(GenerationRecord.open(next, parties), version, 0);
+    long generationToJoin(Root root) throws InterruptedException {
+        if (root == null || root.record().phase() == Phase.DONE) {
+            long next = root == null ? 1 : root.record().generation() + 1;
+            if (store.tryOpen(root, next, parties) < 0) {
+                return -1;
             }
-            GenerationRecord record = root.record();
-            if (record.phase() == Phase.BROKEN) {
-                throw broken(record, root.mtime(), "it broke before member " + memberId() + " arrived (late arrival);"
-                        + " reset the barrier (DoubleBarrier.reset, or `coord barrier reset " + name + "`) to start a new generation");
-            }
-            if (record.phase() == Phase.READY) {
-                throw new BarrierBrokenException("barrier " + name + " generation " + record.generation() + " already has all its "
-                        + record.parties() + " parties (entered since " + time(root.mtime()) + "); member " + memberId()
-                        + " would be one more than the parties and is refused");
-            }
-            if (record.parties() != parties) {
-                GenerationRecord broken = record.broken("member " + memberId() + " arrived for " + parties
-                        + " parties but the generation was opened for " + record.parties(), List.of(memberId()), memberId());
-                if (store.tryBreak(broken, root.version())) {
-                    recordedBreak(broken);
-                    throw broken(broken, 0, null);
-                }
-                continue;
-            }
-            Generation g = new Generation(store.root(), record.generation());
-            LeaseNodes.Created created;
-            try {
-                created = LeaseNodes.create(zk, g.members(), Generation.seatPrefix(memberId()), new byte[0], true);
-            } catch (io.coord.NoParentException gone) {
-                continue;
-            }
-            NodeLease lease = LeaseNodes.lease(zk, created);
-            long seq = Generation.parseSeat(created.token().node().name())
-                    .orElseThrow(() -> new IllegalStateException("unexpected seat name " + created.token().node()))
-                    .seq();
-            return new Joined(new BarrierSeat(this, lease, record.generation(), seq),
-                    new BarrierStore.View(record, root.version(), root.mtime()), epoch);
+            removeOldGenerations(next);
+            return next;
         }
+        GenerationRecord record = root.record();
+        if (record.phase() == Phase.BROKEN) {
+            throw broken(record, root.mtime(), lateArrival());
+        }
+        if (record.phase() == Phase.READY) {
+            throw new BarrierBrokenException("barrier " + name + " generation " + record.generation() + " already has all its "
+                    + record.parties() + " parties (entered since " + time(root.mtime()) + " UTC); member " + memberId()
+                    + " would be one more than the parties and is refused");
+        }
+        return record.generation();
     }
 
-    /** A seat just taken, the generation's record as read before taking it, and the wake-up count before that read. */
-    record Joined(BarrierSeat seat, BarrierStore.View view, long epoch) {
+    String lateArrival() {
+        return "it broke before member " + memberId() + " arrived (late arrival); reset the barrier (DoubleBarrier.reset,"
+                + " or `coord barrier reset " + name + "`) to start a new generation";
+    }
+
+    /** The generation this member expects to join next (the one after its last), or -1 if unknown. */
+    long guess() {
+        return nextGuess;
+    }
+
+    void guess(long generation) {
+        nextGuess = generation;
+    }
+
+    /** A seat from a create's answer: checks that our current session owns it, then starts its lease. */
+    BarrierSeat seat(Generation g, String node, org.apache.zookeeper.data.Stat stat) {
+        io.coord.internal.ZkSession session = zk.sessions().current();
+        CoordPath path = g.seat(node);
+        if (session == null || session.id() != stat.getEphemeralOwner() || session.state().isTerminal()) {
+            // made by a session we no longer hold: it vanishes with that session (and the
+            // generation notices); never adopt it
+            throw new io.coord.SessionExpiredException("seat " + path + " belongs to session 0x"
+                    + Long.toHexString(stat.getEphemeralOwner()) + ", which has ended");
+        }
+        long seq = Generation.parseSeat(node).orElseThrow(() -> new IllegalStateException("unexpected seat name " + path)).seq();
+        NodeLease lease = new NodeLease(zk, session, new io.coord.FencingToken(stat.getCzxid(), path));
+        return new BarrierSeat(this, lease, g.number(), seq);
     }
 
     /**
