@@ -17,6 +17,7 @@ public final class Benchmarks {
                 new AsyncCreateBench(),
                 new GetDataBench(),
                 new BarrierBench());
+                new NamingBench.Sequence(), new NamingBench.Blocks(), new NamingBench.Resolve());
     }
 
     /**
