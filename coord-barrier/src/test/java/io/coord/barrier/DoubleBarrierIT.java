@@ -24,50 +24,46 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterAll;
+import io.coord.test.Awaits;
+import io.coord.test.ZooKeeperExtension;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The double barrier against a real ZooKeeper: all-or-nothing entry and exit, generations, timeouts, refusals. */
 class DoubleBarrierIT {
     private static final Duration LONG = Duration.ofSeconds(60);
-    private static BarrierServer server;
+    @RegisterExtension
+    static final ZooKeeperExtension zk = ZooKeeperExtension.single();
+
     private ExecutorService pool;
 
-    @BeforeAll
-    static void start() {
-        server = new BarrierServer();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
-
     @BeforeEach
-    void namespace() {
-        server.newNamespace();
+    void threads() {
         pool = Executors.newCachedThreadPool();
     }
 
     @AfterEach
-    void cleanup() throws InterruptedException {
+    void stopThreads() throws InterruptedException {
         pool.shutdownNow();
         assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS), "member threads ended");
-        server.closeClients();
     }
 
-    private List<DoubleBarrier> members(String name, int count, int parties) throws InterruptedException {
+    /** {@code count} members of barrier {@code name}, each on its own client, named m0, m1, ... */
+    static List<DoubleBarrier> members(ZooKeeperExtension zk, String name, int count, int parties) {
         List<DoubleBarrier> out = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            out.add(DoubleBarrier.create(server.client(), name, parties, BarrierOptions.builder().memberId("m" + i).build()));
+            out.add(DoubleBarrier.create(zk.newClient(), name, parties, BarrierOptions.builder().memberId("m" + i).build()));
         }
         return out;
     }
 
-    private static <T> T get(Future<T> f) throws Exception {
+    private List<DoubleBarrier> members(String name, int count, int parties) {
+        return members(zk, name, count, parties);
+    }
+
+    static <T> T get(Future<T> f) throws Exception {
         try {
             return f.get(90, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
@@ -136,7 +132,7 @@ class DoubleBarrierIT {
                 + (lastLeaveCall - firstLeaveReturn) / 1_000_000 + " ms before the 16th called it (seed " + seed + ")");
         long generation = times.get(0).generation();
         assertTrue(times.stream().allMatch(t -> t.generation() == generation), "one generation for all: " + times);
-        CoordClient reader = server.client();
+        CoordClient reader = zk.newClient();
         Generation g = new Generation(Generation.rootOf("sixteen"), generation);
         long lastLeft = 0;
         for (long seq = 0; seq < n; seq++) {
@@ -188,7 +184,7 @@ class DoubleBarrierIT {
         BarrierStatus last = barriers.get(0).status();
         assertEquals(rounds, last.generation());
         assertEquals(Phase.DONE, last.phase());
-        CoordClient reader = server.client();
+        CoordClient reader = zk.newClient();
         List<String> kept = reader.curator().getChildren().forPath(Generation.rootOf("rounds").value());
         assertTrue(kept.size() <= BarrierOptions.DEFAULT_KEEP_GENERATIONS + 1, "old generations are removed: " + kept);
     }
@@ -205,7 +201,7 @@ class DoubleBarrierIT {
                 return System.nanoTime();
             }));
         }
-        BarrierServer.await("two patient members wait", Duration.ofSeconds(20), () -> arrived(barriers.get(0), 2));
+        Awaits.until("two patient members wait", Duration.ofSeconds(20), () -> arrived(barriers.get(0), 2));
         long start = System.nanoTime();
         BarrierBrokenException own = assertThrows(BarrierBrokenException.class, () -> barriers.get(0).enter(Duration.ofMillis(800)));
         assertTrue(own.getMessage().contains("timed out") && own.getMessage().contains("3 of 4 arrived"), own.getMessage());
@@ -231,7 +227,7 @@ class DoubleBarrierIT {
             seats.add(get(f));
         }
         Future<BarrierBrokenException> patient = pool.submit(() -> assertThrows(BarrierBrokenException.class, () -> seats.get(1).leave(LONG)));
-        BarrierServer.await("member 1 left", Duration.ofSeconds(20), () -> left(barriers.get(0), 1));
+        Awaits.until("member 1 left", Duration.ofSeconds(20), () -> left(barriers.get(0), 1));
         BarrierBrokenException own = assertThrows(BarrierBrokenException.class, () -> seats.get(0).leave(Duration.ofMillis(500)));
         BarrierBrokenException other = get(patient);
         for (BarrierBrokenException e : List.of(own, other)) {
@@ -257,6 +253,8 @@ class DoubleBarrierIT {
         BarrierSeat other = get(a);
         assertEquals(2, b.generation());
         assertEquals(2, other.generation());
+        b.close();
+        other.close();
     }
 
     @Test
@@ -278,7 +276,7 @@ class DoubleBarrierIT {
 
     @Test
     void partiesMustBePositiveAndMembersMustAgreeOnThem() throws Exception {
-        CoordClient client = server.client();
+        CoordClient client = zk.newClient();
         IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> DoubleBarrier.create(client, "bad", 0));
         assertTrue(zero.getMessage().contains("got 0"), zero.getMessage());
         assertThrows(IllegalArgumentException.class, () -> DoubleBarrier.create(client, "bad", -3));
@@ -286,8 +284,8 @@ class DoubleBarrierIT {
         assertThrows(IllegalArgumentException.class, () -> DoubleBarrier.create(client, "x", 1).enter(Duration.ZERO));
         DoubleBarrier four = DoubleBarrier.create(client, "agree", 4);
         Future<BarrierBrokenException> waiting = pool.submit(() -> assertThrows(BarrierBrokenException.class, () -> four.enter(LONG)));
-        BarrierServer.await("the first member waits", Duration.ofSeconds(20), () -> arrived(four, 1));
-        DoubleBarrier three = DoubleBarrier.create(server.client(), "agree", 3, BarrierOptions.builder().memberId("odd").build());
+        Awaits.until("the first member waits", Duration.ofSeconds(20), () -> arrived(four, 1));
+        DoubleBarrier three = DoubleBarrier.create(zk.newClient(), "agree", 3, BarrierOptions.builder().memberId("odd").build());
         BarrierBrokenException mismatch = assertThrows(BarrierBrokenException.class, () -> three.enter(LONG));
         assertTrue(mismatch.getMessage().contains("3 parties") && mismatch.getMessage().contains("opened for 4"), mismatch.getMessage());
         assertTrue(get(waiting).getMessage().contains("odd"), "the waiting member learns who broke it");
@@ -297,9 +295,9 @@ class DoubleBarrierIT {
     void anInterruptedWaiterBreaksTheGenerationForEveryone() throws Exception {
         List<DoubleBarrier> barriers = members("interrupt", 2, 3);
         Future<BarrierBrokenException> other = pool.submit(() -> assertThrows(BarrierBrokenException.class, () -> barriers.get(1).enter(LONG)));
-        BarrierServer.await("the other member waits", Duration.ofSeconds(20), () -> arrived(barriers.get(0), 1));
+        Awaits.until("the other member waits", Duration.ofSeconds(20), () -> arrived(barriers.get(0), 1));
         Future<?> interrupted = pool.submit(() -> assertThrows(InterruptedException.class, () -> barriers.get(0).enter(LONG)));
-        BarrierServer.await("both wait", Duration.ofSeconds(20), () -> arrived(barriers.get(0), 2));
+        Awaits.until("both wait", Duration.ofSeconds(20), () -> arrived(barriers.get(0), 2));
         interrupted.cancel(true);
         BarrierBrokenException e = get(other);
         assertTrue(e.getMessage().contains("interrupted"), e.getMessage());
@@ -308,9 +306,9 @@ class DoubleBarrierIT {
     @Test
     void statusShowsGenerationArrivalsMissingAndSince() throws Exception {
         List<DoubleBarrier> barriers = members("status", 2, 3);
-        assertFalse(DoubleBarrier.status(server.client(), "never-used").exists());
+        assertFalse(DoubleBarrier.status(zk.newClient(), "never-used").exists());
         Future<BarrierSeat> first = pool.submit(() -> barriers.get(0).enter(LONG));
-        BarrierServer.await("one arrived", Duration.ofSeconds(20), () -> arrived(barriers.get(0), 1));
+        Awaits.until("one arrived", Duration.ofSeconds(20), () -> arrived(barriers.get(0), 1));
         BarrierStatus open = barriers.get(1).status();
         assertEquals(1, open.generation());
         assertEquals(Phase.OPEN, open.phase());
@@ -321,7 +319,7 @@ class DoubleBarrierIT {
         assertFalse(open.broken());
         first.cancel(true);
         assertThrows(Exception.class, () -> get(first));
-        BarrierServer.await("broken", Duration.ofSeconds(20), () -> status(barriers.get(1)).broken());
+        Awaits.until("broken", Duration.ofSeconds(20), () -> status(barriers.get(1)).broken());
         BarrierStatus broken = barriers.get(1).status();
         assertEquals(Phase.OPEN, broken.brokenIn());
         assertTrue(broken.reason().contains("interrupted"), broken.reason());
