@@ -16,8 +16,8 @@ public final class Benchmarks {
                 new CreateDeleteBench(),
                 new AsyncCreateBench(),
                 new GetDataBench(),
+                new NamingBench.Sequence(), new NamingBench.Blocks(), new NamingBench.Resolve(),
                 new BarrierBench());
-                new NamingBench.Sequence(), new NamingBench.Blocks(), new NamingBench.Resolve());
     }
 
     /**
