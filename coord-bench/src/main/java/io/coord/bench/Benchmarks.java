@@ -17,6 +17,8 @@ public final class Benchmarks {
                 new AsyncCreateBench(),
                 new GetDataBench(),
                 new NamingBench.Sequence(), new NamingBench.Blocks(), new NamingBench.Resolve(),
+                new ElectionFailoverBench(),
+                new ElectionExpiryBench(),
                 new BarrierBench());
     }
 
