@@ -20,7 +20,8 @@ public final class Benchmarks {
                 new ElectionFailoverBench(),
                 new ElectionExpiryBench(),
                 new MembershipBench(),
-                new QueueBench()),
+                new QueueBench(),
+                new BarrierBench()),
                 LockBench.all())
                 .flatMap(List::stream).toList();
     }
