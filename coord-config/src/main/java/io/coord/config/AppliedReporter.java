@@ -4,11 +4,18 @@ import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.config.NodeTrack.Content;
 import io.coord.internal.Zk;
-import java.time.Clock;
-import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -18,24 +25,37 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Publishes what one reader applied: an ephemeral node {@code {reportsRoot}/{app}/{key}/{instanceId}}
- * per key, holding a {@link ConfigStore.Report}. Runs on the reader's config thread, after the
- * reads, so reporting never delays applying. The node dies with the session; it is written again
- * on the new one. If another session holds a node of the same name (a previous run of this
- * instance whose session has not expired yet), this reader watches it and writes its own once it
- * is gone.
+ * per key, holding a {@link ConfigStore.Report}. Writes are asynchronous and coalesced (one batch
+ * in flight; a newer report replaces one not yet sent), so reporting never holds up the reader's
+ * config thread: not while the connection is down, and not between two reads of a burst. Failed
+ * writes are tried again after a second. The node dies with the session and is written again on
+ * the new one. If another session holds a node of the same name (an earlier run of this instance
+ * whose session has not expired yet), the reader watches it and writes its own once it is gone.
  */
 final class AppliedReporter {
     private static final Logger LOG = LoggerFactory.getLogger(AppliedReporter.class);
+    private static final long RETRY_MS = 1000;
 
     private final ConfigKey<?> key;
     private final ConfigOptions options;
-    private final Clock clock;
-    private final Set<String> written = new HashSet<>();
+    private final Set<String> written = ConcurrentHashMap.newKeySet();
+    private final Object lock = new Object();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private Map<CoordPath, byte[]> pending;
+    private boolean sending;
+    private volatile CuratorFramework curator;
+    private volatile Watcher watcher;
+    private volatile ScheduledExecutorService scheduler;
 
     AppliedReporter(ConfigKey<?> key, ConfigOptions options) {
         this.key = key;
         this.options = options;
-        this.clock = options.clock();
+    }
+
+    void attach(CuratorFramework curator, Watcher watcher, ScheduledExecutorService scheduler) {
+        this.curator = curator;
+        this.watcher = watcher;
+        this.scheduler = scheduler;
     }
 
     CoordPath node(String k) {
@@ -46,65 +66,146 @@ final class AppliedReporter {
         return key.keys().stream().anyMatch(k -> node(k).value().equals(path));
     }
 
-    /**
-     * Writes the report of every key. Returns false if some write failed (the caller tries again
-     * later); failures are logged, never thrown: a report is for operators, not for correctness.
-     */
-    boolean report(Zk zk, CuratorFramework curator, Watcher watcher, Map<String, Content> inEffect, boolean stale)
-            throws InterruptedException {
-        boolean ok = true;
+    /** Reports the contents in effect (called on the config thread); returns at once. */
+    void publish(Map<String, Content> inEffect, boolean stale) {
+        Map<CoordPath, byte[]> batch = new LinkedHashMap<>();
         for (String k : key.keys()) {
             Content c = inEffect.get(k);
-            ConfigStore.Report report = new ConfigStore.Report(options.instanceId(),
+            batch.put(node(k), ConfigLayout.encodeReport(new ConfigStore.Report(options.instanceId(),
                     c == null ? Versioned.NO_VERSION : c.version(), c == null ? 0 : c.revision(),
-                    c != null && c.kind() == NodeTrack.Kind.CANARY, stale, clock.instant());
-            try {
-                write(zk, curator, watcher, node(k), ConfigLayout.encodeReport(report));
-            } catch (CoordException e) {
-                LOG.debug("could not report applied {} for {}: {}", report, node(k), e.getMessage());
-                ok = false;
-            }
+                    c != null && c.kind() == NodeTrack.Kind.CANARY, stale, options.clock().instant())));
         }
-        return ok;
+        synchronized (lock) {
+            pending = batch;
+            if (sending) {
+                return;
+            }
+            sending = true;
+        }
+        sendPending();
     }
 
-    private void write(Zk zk, CuratorFramework curator, Watcher watcher, CoordPath path, byte[] data) throws InterruptedException {
-        long session = zk.liveSession().id();
-        Stat stat = zk.call(path, () -> {
-            try {
-                return curator.setData().forPath(path.value(), data);
-            } catch (KeeperException.NoNodeException e) {
-                try {
-                    Stat created = new Stat();
-                    curator.create().storingStatIn(created).creatingParentContainersIfNeeded()
-                            .withMode(CreateMode.EPHEMERAL).forPath(path.value(), data);
-                    return created;
-                } catch (KeeperException.NodeExistsException raced) {
-                    return curator.setData().forPath(path.value(), data);
-                }
+    private void sendPending() {
+        Map<CoordPath, byte[]> batch;
+        synchronized (lock) {
+            batch = pending;
+            pending = null;
+            if (batch == null || closed.get()) {
+                sending = false;
+                return;
             }
-        });
+        }
+        AtomicInteger left = new AtomicInteger(batch.size());
+        AtomicBoolean failed = new AtomicBoolean();
+        Consumer<Boolean> done = ok -> {
+            if (!ok) {
+                failed.set(true);
+            }
+            if (left.decrementAndGet() == 0) {
+                finished(batch, failed.get());
+            }
+        };
+        batch.forEach((path, data) -> write(path, data, done));
+    }
+
+    private void finished(Map<CoordPath, byte[]> batch, boolean failed) {
+        if (!failed) {
+            sendPending();
+            return;
+        }
+        synchronized (lock) {
+            if (pending == null) {
+                pending = batch;
+            }
+            sending = false;
+        }
+        try {
+            scheduler.schedule(this::retry, RETRY_MS, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // the reader is closing
+        }
+    }
+
+    private void retry() {
+        synchronized (lock) {
+            if (sending || pending == null) {
+                return;
+            }
+            sending = true;
+        }
+        sendPending();
+    }
+
+    /** setData, or create the ephemeral node if it is missing; {@code done} gets whether the report is in place. */
+    private void write(CoordPath path, byte[] data, Consumer<Boolean> done) {
+        background(done, () -> curator.setData().inBackground((c, event) -> {
+            switch (KeeperException.Code.get(event.getResultCode())) {
+                case OK -> checkOwner(path, event, done);
+                case NONODE -> create(path, data, done);
+                default -> failed(path, event, done);
+            }
+        }).forPath(path.value(), data));
+    }
+
+    private void create(CoordPath path, byte[] data, Consumer<Boolean> done) {
+        background(done, () -> curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
+                .inBackground((c, event) -> {
+                    switch (KeeperException.Code.get(event.getResultCode())) {
+                        case OK -> {
+                            written.add(path.value());
+                            if (closed.get()) {
+                                deleteQuietly(path.value()); // created after the reader closed
+                            }
+                            done.accept(true);
+                        }
+                        case NODEEXISTS -> write(path, data, done);
+                        default -> failed(path, event, done);
+                    }
+                }).forPath(path.value(), data));
+    }
+
+    private void checkOwner(CoordPath path, CuratorEvent event, Consumer<Boolean> done) throws Exception {
         written.add(path.value());
-        if (stat.getEphemeralOwner() != session) {
-            LOG.info("report node {} belongs to session 0x{} (an earlier run of instance {}?); writing ours once it is gone",
-                    path, Long.toHexString(stat.getEphemeralOwner()), options.instanceId());
-            Stat still = zk.call(path, () -> curator.checkExists().usingWatcher(watcher).forPath(path.value()));
-            if (still == null) {
-                throw new CoordException("report node " + path + " went away while being written; writing it again");
-            }
+        Stat stat = event.getStat();
+        long session = curator.getZookeeperClient().getZooKeeper().getSessionId();
+        if (stat == null || stat.getEphemeralOwner() == session) {
+            done.accept(true);
+            return;
+        }
+        LOG.info("report node {} belongs to session 0x{} (an earlier run of instance {}?); writing ours once it is gone",
+                path, Long.toHexString(stat.getEphemeralOwner()), options.instanceId());
+        // The watch fires when that session's node goes; if it is already gone, the report is retried.
+        curator.checkExists().usingWatcher(watcher).inBackground((c, e) -> done.accept(e.getStat() != null)).forPath(path.value());
+    }
+
+    private void failed(CoordPath path, CuratorEvent event, Consumer<Boolean> done) {
+        LOG.debug("could not report to {}: {}", path, KeeperException.Code.get(event.getResultCode()));
+        done.accept(false);
+    }
+
+    private interface Call {
+        void run() throws Exception;
+    }
+
+    private static void background(Consumer<Boolean> done, Call call) {
+        try {
+            call.run();
+        } catch (Exception e) {
+            LOG.debug("could not start a report write: {}", e.toString());
+            done.accept(false);
         }
     }
 
-    /** Deletes this reader's report nodes (best effort, only nodes this session owns). */
-    void delete(Zk zk, CuratorFramework curator) {
+    /** Stops reporting and deletes this reader's report nodes (best effort, only nodes this session owns). */
+    void close(Zk zk, CuratorFramework curator, boolean connected) {
+        closed.set(true);
+        if (!connected) {
+            return; // the nodes are ephemeral: they go with the session
+        }
         for (String path : written) {
             try {
-                long session = zk.liveSession().id();
                 zk.call(CoordPath.of(path), () -> {
-                    Stat stat = curator.checkExists().forPath(path);
-                    if (stat != null && stat.getEphemeralOwner() == session) {
-                        curator.delete().withVersion(stat.getVersion()).forPath(path);
-                    }
+                    deleteIfOurs(curator, path);
                     return null;
                 });
             } catch (CoordException e) {
@@ -115,5 +216,25 @@ final class AppliedReporter {
             }
         }
         written.clear();
+    }
+
+    private void deleteQuietly(String path) {
+        try {
+            deleteIfOurs(curator, path);
+        } catch (Exception e) {
+            LOG.debug("could not delete report {}: {}", path, e.toString());
+        }
+    }
+
+    private static void deleteIfOurs(CuratorFramework curator, String path) throws Exception {
+        long session = curator.getZookeeperClient().getZooKeeper().getSessionId();
+        Stat stat = curator.checkExists().forPath(path);
+        if (stat != null && stat.getEphemeralOwner() == session) {
+            try {
+                curator.delete().withVersion(stat.getVersion()).forPath(path);
+            } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+                // gone or rewritten meanwhile
+            }
+        }
     }
 }

@@ -75,7 +75,10 @@ final class ZkLiveConfig<T> implements LiveConfig<T> {
     private volatile CoordException lastError;
     private volatile CoordClient ownedClient;
     private Thread connector;
-    private Registration sessionRegistration;
+    private volatile Registration sessionRegistration;
+    private final java.util.concurrent.atomic.AtomicLong suspensions = new java.util.concurrent.atomic.AtomicLong();
+    private long resyncAfter;
+    private boolean resyncPending;
     private boolean reportDirty;
     private boolean snapshotDirty;
 
@@ -148,9 +151,10 @@ final class ZkLiveConfig<T> implements LiveConfig<T> {
     private void attach(Zk zk) {
         WatcherRemoveCuratorFramework curator = zk.curator().newWatcherRemoveCuratorFramework();
         Registration newSessions = zk.client().onNewSession(this::onNewSession, thread);
+        reporter.attach(curator, watcher, thread);
         attached = new Attached(zk, curator, newSessions);
-        thread.execute(() -> watchSession(zk.sessions().current()));
-        enqueueAll();
+        runOnThread(() -> watchSession(zk.sessions().current()));
+        runOnThread(() -> resync("started"));
     }
 
     // ---- events from ZooKeeper and the session, turned into work for the config thread ----
@@ -163,28 +167,31 @@ final class ZkLiveConfig<T> implements LiveConfig<T> {
         if (track != null) {
             enqueue(track, false);
         } else if (reporter.isReportPath(event.getPath())) {
-            runOnThread(() -> reportDirty = true);
+            runOnThread(() -> {
+                reportDirty = true;
+                drain();
+            });
         }
     }
 
     private void watchSession(CoordSession session) {
-        if (sessionRegistration != null) {
-            sessionRegistration.close();
-        }
-        if (session == null) {
+        closeSessionRegistration();
+        if (session == null || closed.get()) {
             return;
         }
+        // Direct: marking stale must not wait behind a read blocked on the dead connection.
         sessionRegistration = session.addListener(new SessionListener() {
             @Override
             public void onSuspended(CoordSession s) {
+                suspensions.incrementAndGet();
                 view.updateAndGet(v -> new View<>(v.current(), true));
             }
 
             @Override
             public void onReconnected(CoordSession s) {
-                resync("reconnected on session " + s.idHex());
+                runOnThread(() -> resync("reconnected on session " + s.idHex()));
             }
-        }, thread);
+        }, Runnable::run);
     }
 
     private void onNewSession(CoordSession session) {
@@ -193,16 +200,16 @@ final class ZkLiveConfig<T> implements LiveConfig<T> {
         resync("new session " + session.idHex());
     }
 
-    /** After a reconnect nothing is assumed: every node is synced and read again (and its watch set again). */
+    /**
+     * After a reconnect nothing is assumed: every node is synced and read again (and its watch set
+     * again). The reader is current again once all those reads succeeded with no suspension since.
+     */
     private void resync(String why) {
         LOG.debug("{}: {}, reading every node again", key.path(), why);
-        view.updateAndGet(v -> new View<>(v.current(), true));
+        resyncAfter = suspensions.get();
+        resyncPending = true;
         state.forgetReads();
-        enqueueAll();
-    }
-
-    private void enqueueAll() {
-        runOnThread(() -> state.tracks().forEach(t -> enqueue(t, true)));
+        state.tracks().forEach(t -> enqueue(t, true));
     }
 
     private void enqueue(NodeTrack track, boolean sync) {
@@ -239,25 +246,20 @@ final class ZkLiveConfig<T> implements LiveConfig<T> {
         if (closed.get() || !queue.isEmpty()) {
             return;
         }
-        View<T> now = view.get();
-        if (state.allRead() && now.suspended()) {
+        if (resyncPending && state.allRead() && suspensions.get() == resyncAfter) {
+            resyncPending = false;
             view.updateAndGet(v -> new View<>(v.current(), false));
+            reportDirty = true; // current again: say so (and a new session needs its report node anyway)
         }
+        View<T> now = view.get();
         if (snapshotDirty && snapshot != null && now.current() != null && now.current().origin() != Versioned.Origin.DEFAULT) {
             snapshot.save(now.current());
             snapshotDirty = false;
         }
-        Attached a = attached;
-        if (reportDirty && options.reportApplied() && a != null && now.current() != null
+        if (reportDirty && options.reportApplied() && attached != null && now.current() != null
                 && now.current().origin() != Versioned.Origin.SNAPSHOT) {
-            try {
-                reportDirty = !reporter.report(a.zk(), a.curator(), watcher, state.contentsInEffect(), view.get().stale());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (reportDirty) {
-                thread.schedule(this::drain, RETRY_MS, TimeUnit.MILLISECONDS);
-            }
+            reportDirty = false;
+            reporter.publish(state.contentsInEffect(), now.stale());
         }
     }
 
@@ -441,15 +443,25 @@ final class ZkLiveConfig<T> implements LiveConfig<T> {
         }
         Attached a = attached;
         if (a != null) {
-            try {
-                thread.submit(() -> detach(a)).get(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (Exception e) {
-                LOG.debug("{}: detaching did not finish cleanly: {}", key.path(), e.toString());
+            a.newSessions().close();
+        }
+        closeSessionRegistration();
+        thread.shutdownNow(); // interrupts a read blocked on a dead connection
+        try {
+            if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.warn("{}: config thread did not stop within 5 s", key.path());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        closeSessionRegistration(); // in case the thread registered again meanwhile
+        if (a != null) {
+            boolean connected = a.curator().getZookeeperClient().isConnected();
+            reporter.close(a.zk(), a.curator(), connected);
+            if (connected) {
+                a.curator().removeWatchers();
             }
         }
-        thread.shutdownNow();
         listeners.clear();
         CoordClient owned = ownedClient;
         if (owned != null) {
@@ -457,14 +469,10 @@ final class ZkLiveConfig<T> implements LiveConfig<T> {
         }
     }
 
-    private void detach(Attached a) {
-        a.newSessions().close();
-        if (sessionRegistration != null) {
-            sessionRegistration.close();
-        }
-        if (a.curator().getZookeeperClient().isConnected()) {
-            reporter.delete(a.zk(), a.curator());
-            a.curator().removeWatchers();
+    private void closeSessionRegistration() {
+        Registration r = sessionRegistration;
+        if (r != null) {
+            r.close();
         }
     }
 

@@ -34,6 +34,8 @@ import org.netcrusher.tcp.TcpCrusherBuilder;
 final class ConfigTestKit implements AutoCloseable {
     static final int TICK_MS = 200;
     static final Duration SESSION = Duration.ofSeconds(3);
+    /** Generous: connecting includes the server's auth confirmation, slow on a loaded 2-core machine. */
+    static final Duration CONNECT = Duration.ofSeconds(10);
 
     final TestingServer server;
     private final Deque<AutoCloseable> toClose = new ArrayDeque<>();
@@ -54,7 +56,7 @@ final class ConfigTestKit implements AutoCloseable {
 
     CoordSettings.Builder settings(String connectString) {
         return CoordSettings.builder().connectString(connectString).sessionTimeout(SESSION)
-                .connectionTimeout(SESSION);
+                .connectionTimeout(CONNECT);
     }
 
     CoordClient client() throws InterruptedException {
