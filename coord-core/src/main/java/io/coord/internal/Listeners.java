@@ -23,27 +23,42 @@ public final class Listeners<L> {
     private final CopyOnWriteArrayList<Entry<L>> entries = new CopyOnWriteArrayList<>();
 
     public Registration add(L listener, Executor executor) {
+        return addThen(listener, executor, null);
+    }
+
+    /**
+     * Adds a listener and, if {@code first} is not null, hands it {@code first} through the
+     * listener's own sequential executor (for "you registered late: here is the final event").
+     */
+    public Registration addThen(L listener, Executor executor, Consumer<? super L> first) {
         Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(executor, "executor");
         Entry<L> entry = new Entry<>(listener, MoreExecutors.newSequentialExecutor(executor));
         entries.add(entry);
+        if (first != null) {
+            dispatch(entry, first);
+        }
         return () -> entries.remove(entry);
     }
 
     /** Hands {@code call} to every listener's executor. */
     public void forEach(Consumer<? super L> call) {
         for (Entry<L> entry : entries) {
-            try {
-                entry.executor().execute(() -> {
-                    try {
-                        call.accept(entry.listener());
-                    } catch (RuntimeException | Error e) {
-                        LOG.warn("listener {} threw; other listeners are unaffected", entry.listener(), e);
-                    }
-                });
-            } catch (RuntimeException rejected) {
-                LOG.warn("executor of listener {} rejected an event", entry.listener(), rejected);
-            }
+            dispatch(entry, call);
+        }
+    }
+
+    private void dispatch(Entry<L> entry, Consumer<? super L> call) {
+        try {
+            entry.executor().execute(() -> {
+                try {
+                    call.accept(entry.listener());
+                } catch (RuntimeException | Error e) {
+                    LOG.warn("listener {} threw; other listeners are unaffected", entry.listener(), e);
+                }
+            });
+        } catch (RuntimeException rejected) {
+            LOG.warn("executor of listener {} rejected an event", entry.listener(), rejected);
         }
     }
 

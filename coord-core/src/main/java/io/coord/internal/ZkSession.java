@@ -17,6 +17,12 @@ public final class ZkSession implements CoordSession {
     private final AtomicReference<SessionState> state = new AtomicReference<>(SessionState.CONNECTED);
     private final CompletableFuture<SessionState> ended = new CompletableFuture<>();
     private final Listeners<SessionListener> listeners = new Listeners<>();
+    /**
+     * Makes "add a listener, or hand a late one the final event" and "move to a terminal state and
+     * tell every listener" mutually exclusive, so each listener gets onEnded exactly once. Held
+     * only while submitting to executors, never while a callback runs.
+     */
+    private final Object endLock = new Object();
 
     ZkSession(long id) {
         this.id = id;
@@ -39,13 +45,13 @@ public final class ZkSession implements CoordSession {
 
     @Override
     public Registration addListener(SessionListener listener, Executor executor) {
-        Registration registration = listeners.add(listener, executor);
-        // A listener added after the end still gets its one onEnded, so nobody waits forever.
-        SessionState now = state.get();
-        if (now.isTerminal()) {
-            executor.execute(() -> listener.onEnded(this, now));
+        synchronized (endLock) {
+            SessionState now = state.get();
+            // A listener added after the end still gets its one onEnded, so nobody waits forever.
+            return now.isTerminal()
+                    ? listeners.addThen(listener, executor, l -> l.onEnded(this, now))
+                    : listeners.add(listener, executor);
         }
-        return registration;
     }
 
     /** Legal moves of the session graph. */
@@ -59,6 +65,12 @@ public final class ZkSession implements CoordSession {
 
     /** Moves to {@code to} if legal from the current state; returns whether it moved. */
     boolean moveTo(SessionState to) {
+        synchronized (endLock) {
+            return move(to);
+        }
+    }
+
+    private boolean move(SessionState to) {
         while (true) {
             SessionState from = state.get();
             if (from == to || !isLegal(from, to)) {

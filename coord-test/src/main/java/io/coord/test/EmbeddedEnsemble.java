@@ -110,11 +110,14 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         }
         try {
             if (options.nodes() == 1) {
-                TestingServer server = new TestingServer(specs.get(0), true);
+                TestingServer server = inServerGroup(() -> new TestingServer(specs.get(0), true));
                 return new EmbeddedEnsemble(options, server, null, specs);
             }
             TestingCluster cluster = new TestingCluster(specs.toArray(new InstanceSpec[0]));
-            cluster.start();
+            inServerGroup(() -> {
+                cluster.start();
+                return null;
+            });
             EmbeddedEnsemble ensemble = new EmbeddedEnsemble(options, null, cluster, specs);
             ensemble.awaitLeader(30_000);
             return ensemble;
@@ -211,15 +214,66 @@ public final class EmbeddedEnsemble implements AutoCloseable {
     /** Starts a killed member again on the same port and data. */
     public void restart(int index) {
         try {
-            if (single != null) {
-                single.restart();
-            } else {
-                cluster.restartServer(specs.get(index));
-            }
+            inServerGroup(() -> {
+                if (single != null) {
+                    single.restart();
+                } else {
+                    cluster.restartServer(specs.get(index));
+                }
+                return null;
+            });
             running[index] = true;
         } catch (Exception e) {
             throw new IllegalStateException("could not restart ZooKeeper member " + index, e);
         }
+    }
+
+    /**
+     * Every thread a server starts descends from the thread that started it, and so inherits its
+     * thread group: starting servers from a thread of this group lets a leak check tell the
+     * ensemble's threads from a test's.
+     */
+    private static final ThreadGroup SERVER_THREADS = new ThreadGroup("coord-zookeeper-servers");
+
+    /** Whether {@code t} belongs to an embedded ZooKeeper server (started by this class). */
+    static boolean isServerThread(Thread t) {
+        ThreadGroup g = t.getThreadGroup();
+        while (g != null) {
+            if (g == SERVER_THREADS) {
+                return true;
+            }
+            g = g.getParent();
+        }
+        return false;
+    }
+
+    static <T> T inServerGroup(java.util.concurrent.Callable<T> start) throws Exception {
+        java.util.concurrent.atomic.AtomicReference<T> result = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Exception> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread starter = new Thread(SERVER_THREADS, () -> {
+            try {
+                result.set(start.call());
+            } catch (Exception e) {
+                failure.set(e);
+            }
+        }, "coord-zookeeper-starter");
+        // Server threads inherit daemon-ness from their creator: keep what the caller would have given them.
+        starter.setDaemon(Thread.currentThread().isDaemon());
+        starter.start();
+        try {
+            starter.join(120_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw e;
+        }
+        if (starter.isAlive()) {
+            starter.interrupt();
+            throw new IllegalStateException("starting ZooKeeper took more than 120 s");
+        }
+        if (failure.get() != null) {
+            throw failure.get();
+        }
+        return result.get();
     }
 
     /** The live server objects of a quorum (empty for a single server). */

@@ -1,0 +1,185 @@
+package io.coord.test;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.apache.jute.Record;
+import org.apache.zookeeper.server.FinalRequestProcessor;
+import org.apache.zookeeper.server.PrepRequestProcessor;
+import org.apache.zookeeper.server.Request;
+import org.apache.zookeeper.server.RequestProcessor;
+import org.apache.zookeeper.server.ServerCnxn;
+import org.apache.zookeeper.server.ServerCnxnFactory;
+import org.apache.zookeeper.server.SyncRequestProcessor;
+import org.apache.zookeeper.server.ZooKeeperServer;
+import org.apache.zookeeper.txn.CreateContainerTxn;
+import org.apache.zookeeper.txn.CreateTTLTxn;
+import org.apache.zookeeper.txn.CreateTxn;
+
+/**
+ * A standalone ZooKeeper server on loopback that can lose the reply to a create (fault F10): once
+ * {@linkplain #dropNextCreateReply armed}, the next create of a matching path is logged and applied
+ * as usual, but the client's connection is closed just before the reply would be sent. The client
+ * sees {@code ConnectionLoss} for a create that did happen — the case Curator's protected mode
+ * exists for.
+ *
+ * <p>It works by putting a step in front of ZooKeeper's final request processor (the one that
+ * applies a committed transaction and replies), the pattern of Curator's own
+ * {@code ChaosMonkeyCnxnFactory} test helper. It relies on {@link ZooKeeperServer}'s protected
+ * {@code setupRequestProcessors}, so it is tied to ZooKeeper 3.9's server internals.
+ */
+public final class ReplyLossServer implements AutoCloseable {
+    private final Path dataDir;
+    private final DroppingServer server;
+    private final ServerCnxnFactory factory;
+
+    private ReplyLossServer(Path dataDir, DroppingServer server, ServerCnxnFactory factory) {
+        this.dataDir = dataDir;
+        this.server = server;
+        this.factory = factory;
+    }
+
+    /** Starts a server with a tickTime of 500 ms (sessions of 1–10 s) on a free loopback port. */
+    public static ReplyLossServer start() {
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("coord-zk-replyloss-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not create a ZooKeeper data directory", e);
+        }
+        try {
+            // Started from the ensemble's thread group, so leak checks do not count its threads.
+            return EmbeddedEnsemble.inServerGroup(() -> {
+                File d = dir.toFile();
+                DroppingServer zks = new DroppingServer(d, 500);
+                ServerCnxnFactory f = ServerCnxnFactory.createFactory(new InetSocketAddress("127.0.0.1", 0), 100);
+                try {
+                    f.startup(zks);
+                } catch (IOException | InterruptedException | RuntimeException e) {
+                    f.shutdown();
+                    zks.shutdown();
+                    throw e;
+                }
+                return new ReplyLossServer(dir, zks, f);
+            });
+        } catch (Exception e) {
+            deleteTree(dir);
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("could not start the reply-losing ZooKeeper server", e);
+        }
+    }
+
+    public String connectString() {
+        return "127.0.0.1:" + factory.getLocalPort();
+    }
+
+    /**
+     * Arms the fault: the next create whose server-side path (chroot and namespace included)
+     * starts with {@code pathPrefix} is applied but its reply is lost. One create per call.
+     */
+    public void dropNextCreateReply(String pathPrefix) {
+        if (pathPrefix == null || !pathPrefix.startsWith("/")) {
+            throw new IllegalArgumentException("pathPrefix must be an absolute path, got '" + pathPrefix + "'");
+        }
+        server.armed.set(pathPrefix);
+    }
+
+    /** Whether an armed fault has not fired yet. */
+    public boolean isArmed() {
+        return server.armed.get() != null;
+    }
+
+    /** How many replies were dropped so far. */
+    public int droppedReplies() {
+        return server.dropped.get();
+    }
+
+    @Override
+    public void close() {
+        try {
+            factory.shutdown();
+            server.shutdown();
+        } finally {
+            deleteTree(dataDir);
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // a temporary directory; nothing else to do
+        }
+    }
+
+    private static final class DroppingServer extends ZooKeeperServer {
+        final AtomicReference<String> armed = new AtomicReference<>();
+        final AtomicInteger dropped = new AtomicInteger();
+
+        DroppingServer(File dir, int tickTime) throws IOException {
+            super(dir, dir, tickTime);
+        }
+
+        @Override
+        protected void setupRequestProcessors() {
+            RequestProcessor finalProcessor = new ReplyDropper(new FinalRequestProcessor(this), this);
+            SyncRequestProcessor sync = new SyncRequestProcessor(this, finalProcessor);
+            sync.start();
+            PrepRequestProcessor prep = new PrepRequestProcessor(this, sync);
+            prep.start();
+            firstProcessor = prep;
+        }
+    }
+
+    /** Closes the client's connection before the final processor applies a matching create and replies. */
+    private static final class ReplyDropper implements RequestProcessor {
+        private final RequestProcessor next;
+        private final DroppingServer server;
+
+        ReplyDropper(RequestProcessor next, DroppingServer server) {
+            this.next = next;
+            this.server = server;
+        }
+
+        @Override
+        public void processRequest(Request request) throws RequestProcessorException {
+            String prefix = server.armed.get();
+            if (prefix != null && request.cnxn != null && request.getHdr() != null) {
+                String path = createdPath(request.getTxn());
+                if (path != null && path.startsWith(prefix) && server.armed.compareAndSet(prefix, null)) {
+                    // The transaction is already in the log; closing first means the reply has nowhere to go.
+                    request.cnxn.close(ServerCnxn.DisconnectReason.CONNECTION_CLOSE_FORCED);
+                    server.dropped.incrementAndGet();
+                }
+            }
+            next.processRequest(request);
+        }
+
+        private static String createdPath(Record txn) {
+            if (txn instanceof CreateTxn c) {
+                return c.getPath();
+            }
+            if (txn instanceof CreateContainerTxn c) {
+                return c.getPath();
+            }
+            if (txn instanceof CreateTTLTxn c) {
+                return c.getPath();
+            }
+            return null;
+        }
+
+        @Override
+        public void shutdown() {
+            next.shutdown();
+        }
+    }
+}

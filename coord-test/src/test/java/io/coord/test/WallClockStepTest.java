@@ -1,0 +1,104 @@
+package io.coord.test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coord.CoordClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * F12: a wall-clock step on one client, with libfaketime (Debian package {@code faketime})
+ * preloaded into a child JVM. {@code System.nanoTime} stays real
+ * ({@code FAKETIME_DONT_FAKE_MONOTONIC=1}); the offset is read from a file on every call, so the
+ * test can step the clock while the child runs.
+ *
+ * <p>Opt-in ({@code -Dcoord.test.faketime=true}) and skipped where libfaketime is not installed: a
+ * JVM under libfaketime starts in 10-45 s on this 2-core machine (every clock read goes through the
+ * library), which alone would take a third of the module's time budget.
+ */
+@Tag("fault")
+class WallClockStepTest {
+    static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
+    private static final Duration SESSION = Duration.ofSeconds(4);
+
+    @RegisterExtension
+    static final ZooKeeperExtension zk = ZooKeeperExtension.single();
+
+    static ChildJvm fakedProbe(String connectString, Path offsetFile) {
+        return ChildJvm.builder(ProbeClient.class.getName())
+                .args(connectString, Long.toString(SESSION.toMillis()))
+                .env("LD_PRELOAD", LIBFAKETIME.toString())
+                .env("FAKETIME_TIMESTAMP_FILE", offsetFile.toString())
+                .env("FAKETIME_NO_CACHE", "1") // read the offset on every call, so a step applies at once
+                .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+                .start();
+    }
+
+    private static long[] clock(ChildJvm child) {
+        String[] parts = child.request("clock", Duration.ofSeconds(5)).split(" ");
+        return new long[] {Long.parseLong(parts[1]), Long.parseLong(parts[2])};
+    }
+
+    @Test
+    void aBackwardStepWhileSuspendedKeepsCuratorFromDeclaringTheDeadSessionLost() throws Exception {
+        Assumptions.assumeTrue(Boolean.getBoolean("coord.test.faketime"), "opt-in: -Dcoord.test.faketime=true (slow: about 60 s)");
+        Assumptions.assumeTrue(Files.isReadable(LIBFAKETIME), "libfaketime is not installed (apt-get install faketime)");
+        CoordClient observer = zk.newClient();
+        Path steppedOffset = Files.createTempFile("coord-faketime-", ".txt");
+        Files.writeString(steppedOffset, "+0\n");
+        try (ClientProxy proxy = ClientProxy.to(zk.ensemble());
+             ChildJvm stepped = fakedProbe(proxy.connectString(), steppedOffset);
+             ChildJvm steady = ChildJvm.start(ProbeClient.class.getName(), proxy.connectString(), Long.toString(SESSION.toMillis()))) {
+            // A JVM under libfaketime starts slowly here (10-30 s: every clock read goes through the library).
+            String steppedSession = stepped.expectLine("ready", Duration.ofSeconds(90)).split(" ")[1];
+            String steadySession = steady.expectLine("ready", Duration.ofSeconds(30)).split(" ")[1];
+            String path = "/" + zk.namespace() + "/stepped";
+            assertEquals("created " + path, stepped.request("ephemeral " + path, Duration.ofSeconds(5)));
+
+            long frozenAt = System.nanoTime();
+            proxy.freeze();
+            Awaits.until("the stepped child to be suspended", SESSION.plusSeconds(3),
+                    () -> stepped.request("events", Duration.ofSeconds(5)).contains("suspended:" + steppedSession));
+            // Curator noted the wall-clock time of SUSPENDED; now the clock goes back an hour.
+            long[] before = clock(stepped);
+            Files.writeString(steppedOffset, "-1h\n");
+            long[] after = clock(stepped);
+            assertTrue(after[0] - before[0] < -3_500_000, "the child's wall clock stepped back an hour: " + (after[0] - before[0]) + " ms");
+            long monoMs = (after[1] - before[1]) / 1_000_000;
+            assertTrue(monoMs >= 0 && monoMs < 5_000, "its nanoTime kept running normally: " + monoMs + " ms");
+
+            Awaits.until("the server to expire the stepped child's session", SESSION.plusSeconds(3),
+                    () -> FaultsTest.exists(observer, "/stepped") == null);
+            // The control child, same freeze, no step: Curator declares its session lost.
+            Awaits.until("the steady child's session to end", SESSION.multipliedBy(2).plusSeconds(3),
+                    () -> steady.request("session", Duration.ofSeconds(5)).contains("EXPIRED")
+                            || steady.request("events", Duration.ofSeconds(5)).contains("ended:" + steadySession + ":EXPIRED"));
+            long steadyLostMs = (System.nanoTime() - frozenAt) / 1_000_000;
+            String steppedState = stepped.request("session", Duration.ofSeconds(5));
+            long frozenMs = (System.nanoTime() - frozenAt) / 1_000_000;
+            assertEquals("session " + steppedSession + " SUSPENDED", steppedState,
+                    "after the step back, the dead session is still only SUSPENDED " + frozenMs + " ms into the freeze");
+
+            proxy.unfreeze();
+            // On reconnect the server says "expired": the stepped child does learn, but only then.
+            String fresh = Awaits.value("the stepped child's new session", Duration.ofSeconds(15), () -> {
+                String[] s = stepped.request("session", Duration.ofSeconds(5)).split(" ");
+                return !s[1].equals(steppedSession) && s[2].equals("CONNECTED") ? Optional.of(s[1]) : Optional.empty();
+            });
+            System.out.printf("F12 (session %d ms, wall clock stepped back 1 h while SUSPENDED): steady child LOST after %d ms"
+                    + " of freeze; stepped child still SUSPENDED at %d ms although the server had expired it; new session %s only after the"
+                    + " network healed%n", SESSION.toMillis(), steadyLostMs,
+                    frozenMs, fresh);
+        } finally {
+            Files.deleteIfExists(steppedOffset);
+        }
+    }
+}
