@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
+import io.coord.test.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,9 +16,10 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Canary release with 100 simulated instances (readers with their own instance ids, spread over
@@ -31,20 +33,22 @@ class CanaryIT {
     private static final Duration BUDGET = Duration.ofSeconds(30);
     private static final int INSTANCES = 100;
 
-    private static ConfigTestKit kit;
-    private static List<CoordClient> clients;
+    @RegisterExtension
+    static final ZooKeeperExtension ZK = ZooKeeperExtension.single();
 
-    @BeforeAll
-    static void start() throws Exception {
-        kit = ConfigTestKit.start();
+    private final ConfigTestKit kit = new ConfigTestKit(ZK);
+    private List<CoordClient> clients;
+
+    @BeforeEach
+    void clients() {
         clients = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             clients.add(kit.client());
         }
     }
 
-    @AfterAll
-    static void stop() throws Exception {
+    @AfterEach
+    void closeReaders() {
         kit.close();
     }
 
@@ -52,7 +56,7 @@ class CanaryIT {
         return "instance-" + i;
     }
 
-    private static List<LiveConfig<Flags>> open(ConfigKey<Flags> key, List<Integer> which) throws InterruptedException {
+    private List<LiveConfig<Flags>> open(ConfigKey<Flags> key, List<Integer> which) throws InterruptedException {
         List<LiveConfig<Flags>> readers = new ArrayList<>();
         for (int i : which) {
             readers.add(LiveConfig.watch(clients.get(i % clients.size()), key, ConfigOptions.builder().instanceId(id(i)).build()));

@@ -16,13 +16,14 @@ import io.coord.CoordClient;
 import io.coord.Credentials;
 import io.coord.NotAuthorizedException;
 import io.coord.ValueTooLargeException;
+import io.coord.test.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.ZooDefs.Perms;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The writer against a real server: compare-and-set, create/delete, checks before sending, history, rollback, ACL. */
 class ConfigStoreIT {
@@ -34,18 +35,15 @@ class ConfigStoreIT {
     private static final Credentials ADMIN = Credentials.digest("config-admin", "admin-pw-3c81f0");
     private static final Credentials ALICE = Credentials.digest("alice", "alice-pw-9e22b4");
 
-    private ConfigTestKit kit;
-    private ConfigKey<Limits> key;
+    @RegisterExtension
+    static final ZooKeeperExtension ZK = ZooKeeperExtension.single();
 
-    @BeforeEach
-    void start() throws Exception {
-        kit = ConfigTestKit.start();
-        key = ConfigKey.of("app" + APPS.incrementAndGet(), "limits", Limits.class)
-                .withValidator(l -> l.max() > 0 ? List.of() : List.of("max must be > 0, got " + l.max()));
-    }
+    private final ConfigTestKit kit = new ConfigTestKit(ZK);
+    private final ConfigKey<Limits> key = ConfigKey.of("app" + APPS.incrementAndGet(), "limits", Limits.class)
+            .withValidator(l -> l.max() > 0 ? List.of() : List.of("max must be > 0, got " + l.max()));
 
     @AfterEach
-    void stop() throws Exception {
+    void closeReaders() {
         kit.close();
     }
 

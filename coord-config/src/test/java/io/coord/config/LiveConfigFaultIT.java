@@ -7,14 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
+import io.coord.test.ClientProxy;
+import io.coord.test.ZooKeeperExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Readers under connection faults while updates keep coming: dropped connections (F4, same
@@ -29,15 +31,13 @@ class LiveConfigFaultIT {
 
     private static final Duration BUDGET = Duration.ofSeconds(30);
 
-    private ConfigTestKit kit;
+    @RegisterExtension
+    static final ZooKeeperExtension ZK = ZooKeeperExtension.single();
 
-    @BeforeEach
-    void start() throws Exception {
-        kit = ConfigTestKit.start();
-    }
+    private final ConfigTestKit kit = new ConfigTestKit(ZK);
 
     @AfterEach
-    void stop() throws Exception {
+    void closeReaders() {
         kit.close();
     }
 
@@ -50,16 +50,16 @@ class LiveConfigFaultIT {
         ConfigStore store = ConfigStore.open(writer, ConfigOptions.defaults());
         store.createIfAbsent(KEY, new Limits(1, "v0"));
 
-        List<ConfigTestKit.Proxy> proxies = new ArrayList<>();
+        List<ClientProxy> proxies = new ArrayList<>();
         List<CoordClient> clients = new ArrayList<>();
         List<LiveConfig<Limits>> readers = new ArrayList<>();
         List<Recorder<Limits>> recorders = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             CoordClient client;
             if (i < 3) {
-                ConfigTestKit.Proxy proxy = kit.proxy();
+                ClientProxy proxy = kit.proxy();
                 proxies.add(proxy);
-                client = kit.client(kit.settings(proxy.connectString()).build());
+                client = kit.client(b -> b.connectString(proxy.connectString()));
             } else {
                 client = kit.client();
             }
@@ -84,7 +84,7 @@ class LiveConfigFaultIT {
             lastVersion = store.put(KEY, new Limits(i + 1, "v" + i));
             if (i % 20 == 0) {
                 int round = faults++;
-                proxies.get(round % proxies.size()).dropConnections();      // F4 on one proxied reader
+                proxies.get(round % proxies.size()).cut();      // F4 on one proxied reader
                 if (round < 3) {
                     kit.expire(clients.get(3 + round));                       // F2 on one direct reader
                 }
@@ -131,8 +131,8 @@ class LiveConfigFaultIT {
         CoordClient writer = kit.client();
         ConfigStore store = ConfigStore.open(writer, ConfigOptions.defaults());
         store.createIfAbsent(KEY, new Limits(1, "v0"));
-        ConfigTestKit.Proxy proxy = kit.proxy();
-        CoordClient client = kit.client(kit.settings(proxy.connectString()).build());
+        ClientProxy proxy = kit.proxy();
+        CoordClient client = kit.client(b -> b.connectString(proxy.connectString()));
         LiveConfig<Limits> reader = kit.closeLater(LiveConfig.watch(client, KEY, ConfigOptions.builder().instanceId("cut").build()));
         reader.awaitInitialized(BUDGET);
         assertFalse(reader.isStale());
@@ -142,7 +142,7 @@ class LiveConfigFaultIT {
             for (int i = 1; i <= 5; i++) {
                 store.put(KEY, new Limits(10 + i, "while cut off"));
             }
-            // SUSPENDED comes after the client's read timeout (2/3 of the 3 s session) without answers
+            // SUSPENDED comes after the client's read timeout (2/3 of the 4 s session) without answers
             await("the cut-off reader reports stale", Duration.ofSeconds(10), reader::isStale);
             assertEquals(new Limits(1, "v0"), reader.get(), "it keeps serving its last good value");
         } finally {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.coord.CoordClient;
 import io.coord.CoordTimeoutException;
 import io.coord.metrics.MicrometerMetrics;
+import io.coord.test.ZooKeeperExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,8 +19,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Readers against a real server: convergence, ordering, rejection of bad values, defaults, listeners, whole-app binding. */
 class LiveConfigIT {
@@ -32,17 +33,14 @@ class LiveConfigIT {
     private static final AtomicInteger APPS = new AtomicInteger();
     private static final Duration BUDGET = Duration.ofSeconds(20);
 
-    private ConfigTestKit kit;
-    private String app;
+    @RegisterExtension
+    static final ZooKeeperExtension ZK = ZooKeeperExtension.single();
 
-    @BeforeEach
-    void start() throws Exception {
-        kit = ConfigTestKit.start();
-        app = "app" + APPS.incrementAndGet();
-    }
+    private final ConfigTestKit kit = new ConfigTestKit(ZK);
+    private final String app = "app" + APPS.incrementAndGet();
 
     @AfterEach
-    void stop() throws Exception {
+    void closeReaders() {
         kit.close();
     }
 
@@ -113,7 +111,7 @@ class LiveConfigIT {
         ConfigKey<Limits> key = ConfigKey.of(app, "limits", Limits.class)
                 .withValidator(l -> l.max() > 0 ? List.of() : List.of("max must be > 0, got " + l.max()));
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        CoordClient metered = kit.client(kit.settings(kit.connectString()).metrics(new MicrometerMetrics(registry)).build());
+        CoordClient metered = kit.client(b -> b.metrics(new MicrometerMetrics(registry)));
         CoordClient plain = kit.client();
         ConfigStore store = ConfigStore.open(plain, ConfigOptions.defaults());
         store.createIfAbsent(key, new Limits(1, "good"));

@@ -10,14 +10,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.coord.CoordClient;
 import io.coord.CoordSettings;
 import io.coord.CoordTimeoutException;
+import io.coord.test.ZooKeeperExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The local snapshot: a service starts during a ZooKeeper outage and moves to the live value when the ensemble is back. */
@@ -27,21 +28,19 @@ class LocalFallbackIT {
 
     private static final Duration BUDGET = Duration.ofSeconds(30);
 
-    private ConfigTestKit kit;
+    @RegisterExtension
+    static final ZooKeeperExtension ZK = ZooKeeperExtension.single();
+
+    private final ConfigTestKit kit = new ConfigTestKit(ZK);
     private final ConfigKey<Limits> key = ConfigKey.of("billing", "limits", Limits.class);
 
-    @BeforeEach
-    void start() throws Exception {
-        kit = ConfigTestKit.start();
-    }
-
     @AfterEach
-    void stop() throws Exception {
+    void closeReaders() {
         kit.close();
     }
 
     private CoordSettings unreachableFast() {
-        return kit.settings(kit.connectString()).build().toBuilder().connectionTimeout(Duration.ofSeconds(1)).build();
+        return kit.settings(Duration.ofSeconds(1));
     }
 
     @Test
@@ -56,7 +55,7 @@ class LocalFallbackIT {
             await("the applied value is saved locally", BUDGET, () -> Files.isRegularFile(file));
         }
         store.put(key, new Limits(2, "live"));
-        kit.server.stop();
+        ZK.ensemble().kill(0);
 
         long start = System.nanoTime();
         LiveConfig<Limits> reader = kit.closeLater(LiveConfig.watch(unreachableFast(), key, options));
@@ -69,7 +68,7 @@ class LocalFallbackIT {
         assertEquals(0, reader.current().version());
         assertTrue(reader.isStale(), "a snapshot value is reported stale");
 
-        kit.server.restart();
+        ZK.ensemble().restart(0);
         await(() -> "the live value replaces the snapshot: " + reader, BUDGET,
                 () -> reader.current().origin() == Versioned.Origin.LIVE && reader.current().version() == 1);
         assertEquals(new Limits(2, "live"), reader.get());
@@ -88,7 +87,7 @@ class LocalFallbackIT {
         Path file = dir.resolve("billing").resolve("limits.json");
         Files.createDirectories(file.getParent());
         Files.write(file, "{\"format\": 1, \"path\": \"/config/billing/limits\", \"value\": {\"max\": \"not a number\"".getBytes(StandardCharsets.UTF_8));
-        kit.server.stop();
+        ZK.ensemble().kill(0);
         // both at once: each must spend its whole budget to time out
         List<LiveConfig<Limits>> readers = List.of(
                 kit.closeLater(LiveConfig.watch(unreachableFast(), key, ConfigOptions.builder().instanceId("a").build())),
