@@ -15,7 +15,8 @@ public final class Benchmarks {
         return List.of(
                 new CreateDeleteBench(),
                 new AsyncCreateBench(),
-                new GetDataBench());
+                new GetDataBench(),
+                new ConfigPropagationBench());
     }
 
     /**

@@ -42,6 +42,9 @@ final class ConfigState<T> {
     private final Map<String, NodeTrack> byPath = new LinkedHashMap<>();
     private final Map<String, NodeTrack[]> byKey = new LinkedHashMap<>();
     private List<String> signature = List.of();
+    /** The contents check() last assembled and the value they gave, so a good update is decoded once. */
+    private Map<String, Content> checkedContents;
+    private T checkedValue;
     private Versioned<T> current;
 
     ConfigState(ConfigKey<T> key, ConfigOptions options) {
@@ -151,7 +154,9 @@ final class ConfigState<T> {
         } else {
             contents.put(track.key, candidate);
         }
-        assemble(contents);
+        T value = assemble(contents);
+        checkedContents = contents;
+        checkedValue = value;
     }
 
     private boolean canaryInEffect(Content canary) {
@@ -216,7 +221,8 @@ final class ConfigState<T> {
         }
         T value;
         try {
-            value = assemble(contents); // every content in it passed check() already
+            // every content in it passed check() already; usually check() just assembled exactly these
+            value = contents.equals(checkedContents) ? checkedValue : assemble(contents);
         } catch (CoordException e) {
             return Outcome.nothing(); // cannot happen unless a validator is not a pure function: keep what we have
         }
