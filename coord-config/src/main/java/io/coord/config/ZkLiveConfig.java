@@ -15,7 +15,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,9 +32,8 @@ import org.slf4j.LoggerFactory;
 final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLiveConfig.class);
     private static final AtomicInteger IDS = new AtomicInteger();
-    private static final long HOUSEKEEPING_DELAY_MS = 50;
-    private static final long REPORT_QUIET_MS = 250;
-    private static final long REPORT_MAX_DELAY_MS = 2000;
+    private static final long SETTLE_QUIET_MS = 250;
+    private static final long SETTLE_MAX_MS = 2000;
 
     /** What callers see: the value in effect (null before any) and whether the connection is down. */
     private record View<T>(Versioned<T> current, boolean suspended) {
@@ -68,8 +66,8 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
     private volatile CoordException lastError;
     private volatile CoordClient ownedClient;
     private Thread connector;
-    private ScheduledFuture<?> pendingReport;
-    private long reportDueBy;
+    private volatile long lastChange;
+    private volatile long firstUnhandled;
 
     private ZkLiveConfig(ConfigKey<T> key, ConfigOptions options, CoordMetrics metrics) {
         this.key = key;
@@ -227,63 +225,56 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
         housekeepingSoon();
     }
 
-    // ---- snapshot and reports, on the config thread, a little after applies ----
+    // ---- snapshot and reports, on the config thread, once the reader has settled ----
 
+    /**
+     * Asks for the snapshot and the report to be brought up to date once the reader settles:
+     * {@value #SETTLE_QUIET_MS} ms without a new apply, or at most {@value #SETTLE_MAX_MS} ms after
+     * the first change not yet handled. A burst of updates makes one report write and one file
+     * write, and the config thread wakes at most every {@value #SETTLE_QUIET_MS} ms meanwhile.
+     * Report writes are also kept out of the way of reads: ZooKeeper orders a session's write
+     * before its later reads, so a report sent mid-burst would hold up the next update.
+     */
     private void housekeepingSoon() {
+        long now = System.nanoTime();
+        lastChange = now;
         if (housekeepingScheduled.compareAndSet(false, true)) {
-            try {
-                thread.schedule(this::housekeeping, HOUSEKEEPING_DELAY_MS, TimeUnit.MILLISECONDS);
-            } catch (RejectedExecutionException e) {
-                // closed
-            }
+            firstUnhandled = now;
+            schedule(this::housekeeping, TimeUnit.MILLISECONDS.toNanos(SETTLE_QUIET_MS));
         }
     }
 
     private void housekeeping() {
-        housekeepingScheduled.set(false);
-        View<T> now = view.get();
-        if (closed.get() || now.current() == null || now.current().origin() == Versioned.Origin.SNAPSHOT) {
-            return;
-        }
-        if (snapshot != null && now.current().origin() != Versioned.Origin.DEFAULT && snapshotDirty.getAndSet(false)) {
-            snapshot.save(now.current());
-        }
-        if (options.reportApplied() && reportDirty.get() && curator != null) {
-            scheduleReport();
-        }
-    }
-
-    /**
-     * Reports wait for the reader to settle: {@value #REPORT_QUIET_MS} ms without a new apply, or
-     * at most {@value #REPORT_MAX_DELAY_MS} ms after the first unreported one. A burst of updates
-     * makes one report write, and report writes (which ZooKeeper orders before this session's
-     * later reads) do not hold up the reads of the next updates.
-     */
-    private void scheduleReport() {
         long now = System.nanoTime();
-        if (reportDueBy == 0) {
-            reportDueBy = now + TimeUnit.MILLISECONDS.toNanos(REPORT_MAX_DELAY_MS);
-        }
-        if (pendingReport != null) {
-            pendingReport.cancel(false);
-        }
-        long delay = Math.min(TimeUnit.MILLISECONDS.toNanos(REPORT_QUIET_MS), Math.max(0, reportDueBy - now));
-        pendingReport = thread.schedule(this::report, delay, TimeUnit.NANOSECONDS);
-    }
-
-    private void report() {
-        pendingReport = null;
-        reportDueBy = 0;
-        View<T> now = view.get();
-        if (closed.get() || now.current() == null || now.current().origin() == Versioned.Origin.SNAPSHOT
-                || !reportDirty.getAndSet(false)) {
+        long quiet = TimeUnit.MILLISECONDS.toNanos(SETTLE_QUIET_MS) - (now - lastChange);
+        long overdue = TimeUnit.MILLISECONDS.toNanos(SETTLE_MAX_MS) - (now - firstUnhandled);
+        if (quiet > 0 && overdue > 0) {
+            schedule(this::housekeeping, Math.min(quiet, overdue));
             return;
         }
-        java.util.Map<String, NodeTrack.Content> contents;
-        synchronized (state) {
-            contents = state.contentsInEffect();
+        housekeepingScheduled.set(false);
+        View<T> v = view.get();
+        if (closed.get() || v.current() == null || v.current().origin() == Versioned.Origin.SNAPSHOT) {
+            return;
         }
-        reporter.publish(contents, now.stale());
+        if (snapshot != null && v.current().origin() != Versioned.Origin.DEFAULT && snapshotDirty.getAndSet(false)) {
+            snapshot.save(v.current());
+        }
+        if (options.reportApplied() && curator != null && reportDirty.getAndSet(false)) {
+            java.util.Map<String, NodeTrack.Content> contents;
+            synchronized (state) {
+                contents = state.contentsInEffect();
+            }
+            reporter.publish(contents, v.stale());
+        }
+    }
+
+    private void schedule(Runnable task, long delayNanos) {
+        try {
+            thread.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            housekeepingScheduled.set(false); // closed
+        }
     }
 
     /** Uses the local snapshot if there is one and nothing live is in effect yet. */
