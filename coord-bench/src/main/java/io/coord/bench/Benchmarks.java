@@ -21,7 +21,8 @@ public final class Benchmarks {
                 new ElectionExpiryBench(),
                 new MembershipBench(),
                 new QueueBench(),
-                new BarrierBench()),
+                new BarrierBench(),
+                new ConfigPropagationBench()),
                 LockBench.all())
                 .flatMap(List::stream).toList();
     }
