@@ -1,0 +1,307 @@
+package io.coord.election;
+
+import io.coord.CoordClient;
+import io.coord.CoordException;
+import io.coord.CoordMetrics;
+import io.coord.CoordPath;
+import io.coord.LeaseState;
+import io.coord.Registration;
+import io.coord.internal.LeaseNodes;
+import io.coord.internal.NodeLease;
+import io.coord.internal.Zk;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The election over ZooKeeper: candidates are protected ephemeral-sequential nodes
+ * {@code /elections/{name}/_c_<uuid>-candidate-<seq>} holding {@link CandidateData}. The waiting
+ * is in {@link Candidacy}, the task loop in {@link LeaderRunner}, observing in
+ * {@link ElectionObserver}; this class wires them and reads participants.
+ */
+final class ZkElection implements Election {
+    private static final Logger LOG = LoggerFactory.getLogger(ZkElection.class);
+    private static final AtomicInteger IDS = new AtomicInteger();
+
+    private final Zk zk;
+    private final String name;
+    private final CoordPath path;
+    private final ElectionOptions options;
+    private final CoordMetrics metrics;
+    private final byte[] nodeData;
+    private final CandidateData data;
+    private final ExecutorService threads;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** One candidacy or leadership per handle at a time. */
+    private final AtomicBoolean engaged = new AtomicBoolean();
+    private final Set<Candidacy> candidacies = ConcurrentHashMap.newKeySet();
+    private final Set<ZkLeadership> leaderships = ConcurrentHashMap.newKeySet();
+    private final Set<LeaderRunner> runners = ConcurrentHashMap.newKeySet();
+    private final Object observerLock = new Object();
+    private ElectionObserver observer; // guarded by observerLock
+
+    private final ElectionNodes nodes;
+
+    ZkElection(CoordClient client, String name, ElectionOptions options) {
+        this.name = CoordPath.validateName(name);
+        Objects.requireNonNull(client, "client");
+        this.options = Objects.requireNonNull(options, "options");
+        this.zk = Zk.of(client);
+        this.path = ROOT.child(name);
+        this.nodes = new ElectionNodes(zk, path);
+        this.metrics = client.metrics();
+        this.data = new CandidateData(options.participantId(), options.metadata());
+        this.nodeData = CandidateData.CODEC.encode(path, data);
+        int id = IDS.incrementAndGet();
+        AtomicInteger threadIds = new AtomicInteger();
+        this.threads = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "coord-election-" + name + "-" + id + "-" + threadIds.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    Zk zk() {
+        return zk;
+    }
+
+    ElectionNodes nodes() {
+        return nodes;
+    }
+
+    byte[] nodeData() {
+        return nodeData;
+    }
+
+    void metric(String counter) {
+        metrics.increment(counter, "election", name);
+    }
+
+    CoordMetrics metrics() {
+        return metrics;
+    }
+
+    ExecutorService threads() {
+        return threads;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public CoordPath path() {
+        return path;
+    }
+
+    @Override
+    public ElectionOptions options() {
+        return options;
+    }
+
+    @Override
+    public Leadership campaign(Duration timeout) throws InterruptedException {
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException("campaign timeout must be >= 0, got " + timeout);
+        }
+        engage("campaign");
+        Candidacy candidacy = newCandidacy(() -> engaged.set(false));
+        boolean ok = false;
+        try {
+            long deadline = System.nanoTime() + Math.min(timeout.toNanos(), Long.MAX_VALUE / 4);
+            ZkLeadership leadership = candidacy.await(deadline, timeout);
+            ok = true;
+            return leadership;
+        } catch (CancellationException e) {
+            throw new CoordException("election " + name + " was closed while campaigning", e);
+        } finally {
+            forget(candidacy);
+            if (!ok) {
+                engaged.set(false);
+            }
+        }
+    }
+
+    @Override
+    public CompletableFuture<Leadership> campaignAsync() {
+        engage("campaignAsync");
+        Candidacy candidacy = newCandidacy(() -> engaged.set(false));
+        CompletableFuture<Leadership> future = new CompletableFuture<>();
+        future.whenComplete((l, e) -> {
+            if (future.isCancelled()) {
+                candidacy.withdraw();
+            }
+        });
+        try {
+            threads.execute(() -> {
+                try {
+                    ZkLeadership leadership = candidacy.await(System.nanoTime() + Long.MAX_VALUE / 4, null);
+                    if (!future.complete(leadership)) {
+                        leadership.resign(); // cancelled just as we won
+                    }
+                } catch (InterruptedException e) {
+                    engaged.set(false);
+                    future.completeExceptionally(e);
+                } catch (RuntimeException e) {
+                    engaged.set(false);
+                    future.completeExceptionally(e);
+                } finally {
+                    forget(candidacy);
+                }
+            });
+        } catch (RuntimeException rejected) {
+            forget(candidacy);
+            engaged.set(false);
+            throw new CoordException("election " + name + " is closed", rejected);
+        }
+        return future;
+    }
+
+    @Override
+    public Registration lead(LeaderTask task) {
+        Objects.requireNonNull(task, "task");
+        engage("lead");
+        LeaderRunner runner = new LeaderRunner(this, task, () -> engaged.set(false));
+        runners.add(runner);
+        try {
+            threads.execute(runner::run);
+        } catch (RuntimeException rejected) {
+            runners.remove(runner);
+            engaged.set(false);
+            throw new CoordException("election " + name + " is closed", rejected);
+        }
+        return () -> {
+            runner.stop();
+            runners.remove(runner);
+        };
+    }
+
+    private void engage(String what) {
+        if (closed.get()) {
+            throw new IllegalStateException("election " + name + " is closed; cannot " + what);
+        }
+        if (!engaged.compareAndSet(false, true)) {
+            throw new IllegalStateException("election " + name + " handle already has a candidacy or leadership;"
+                    + " cannot " + what + " again (open another Election handle for another candidate)");
+        }
+    }
+
+    /** A new candidacy; {@code onLeadershipEnd} runs once when the leadership it may win ends. */
+    Candidacy newCandidacy(Runnable onLeadershipEnd) {
+        Candidacy c = new Candidacy(this, onLeadershipEnd);
+        candidacies.add(c);
+        return c;
+    }
+
+    void forget(Candidacy c) {
+        candidacies.remove(c);
+    }
+
+    /** Called by a {@link Candidacy} that may act: the leadership handle, its announcement, its figures. */
+    ZkLeadership newLeadership(NodeLease lease, LeaseNodes.Created created, long predecessorGoneAt, Runnable onEnd) {
+        long now = System.nanoTime();
+        Participant me = new Participant(options.participantId(), options.metadata(), created.token(),
+                Instant.ofEpochMilli(created.stat().getCtime()));
+        LeaderInfo info = new LeaderInfo(me, true, Instant.now());
+        ZkLeadership[] self = new ZkLeadership[1];
+        ZkLeadership leadership = new ZkLeadership(lease, name, info, () -> {
+            leaderships.remove(self[0]);
+            if (lease.state() == LeaseState.LOST) {
+                metric("coord.election.lost");
+            }
+            metrics.recordTime("coord.election.held", Duration.ofNanos(System.nanoTime() - now), "election", name);
+            onEnd.run();
+        });
+        self[0] = leadership;
+        leaderships.add(leadership);
+        metric("coord.election.changes");
+        if (predecessorGoneAt != 0) {
+            metrics.recordTime("coord.election.handover", Duration.ofNanos(now - predecessorGoneAt), "election", name);
+        }
+        // Off this thread: the new leader's task starts now, the announcement follows in the background.
+        try {
+            zk.events().execute(() -> nodes.announce(lease, options.participantId()));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            LOG.debug("client closing: leader {} not announced", lease.token());
+        }
+        return leadership;
+    }
+
+    @Override
+    public Optional<LeaderInfo> leader() throws InterruptedException {
+        return nodes.leader();
+    }
+
+    @Override
+    public List<Participant> candidates() throws InterruptedException {
+        return nodes.candidates();
+    }
+
+    @Override
+    public Registration observe(ElectionListener listener, Executor executor) {
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(executor, "executor");
+        synchronized (observerLock) {
+            if (closed.get()) {
+                throw new IllegalStateException("election " + name + " is closed; cannot observe");
+            }
+            if (observer == null) {
+                observer = new ElectionObserver(this);
+            }
+            return observer.add(listener, executor);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        for (LeaderRunner runner : List.copyOf(runners)) {
+            runner.stop();
+        }
+        runners.clear();
+        candidacies.forEach(Candidacy::withdraw);
+        for (ZkLeadership l : List.copyOf(leaderships)) {
+            l.resign();
+        }
+        synchronized (observerLock) {
+            if (observer != null) {
+                observer.close();
+            }
+        }
+        threads.shutdown();
+        try {
+            if (!threads.awaitTermination(5, TimeUnit.SECONDS)) {
+                threads.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            threads.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    @Override
+    public String toString() {
+        return "Election[" + path + " as " + options.participantId() + (closed.get() ? " closed" : "") + "]";
+    }
+}

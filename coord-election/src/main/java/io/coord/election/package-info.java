@@ -1,0 +1,58 @@
+/**
+ * Leader election with fencing epochs, a clean handover, and observers.
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li><b>One leader at a time, by epoch.</b> A candidate leads only while it is the lowest
+ *       candidate node. Its {@link io.coord.election.Leadership#epoch() epoch} is the czxid of that
+ *       node: every later leader has a strictly greater epoch (zxids never go back, also across
+ *       re-creation of the election node), and each epoch belongs to exactly one candidate.
+ *   <li><b>No acting before the handover.</b> A newly elected leader does not start until the
+ *       previous leader's node is gone and the
+ *       {@linkplain io.coord.election.ElectionOptions#handoverGrace() handover grace} (default 0)
+ *       has passed, and only while its own lease is certain (ACQUIRED, session connected).
+ *   <li><b>An old leader stops first.</b> A leader cut off from ZooKeeper becomes UNCERTAIN when
+ *       the connection is SUSPENDED (about 2/3 of the session timeout without contact), before the
+ *       server expires its session (the full timeout) and deletes its node: its task is
+ *       interrupted before the next leader can be elected. What slips past (a paused process, a
+ *       server-side kill of the session) is stopped by fencing with the epoch.
+ *   <li><b>No herd.</b> Each candidate watches only the node just ahead of it (getData watch):
+ *       a leader leaving wakes one candidate.
+ * </ul>
+ *
+ * <h2>Nodes</h2>
+ * <pre>
+ * /elections/{name}                                   container (deleted by the server when empty);
+ *     data: the last leader that started acting, {"epoch":&lt;czxid&gt;,"participant":"…"}
+ * /elections/{name}/_c_{uuid}-candidate-{seq10}       ephemeral-sequential, protected; JSON
+ *     {"participant":"…","metadata":{…}}, written once, never changed
+ * </pre>
+ * The lowest sequence leads. A new leader, once it acts, writes its epoch on the election node
+ * ({@code multi(check(ownNode), setData(election))}, in the background); observers show a leader
+ * as acting when that epoch is its own, since that write's mtime. The announcement lives on the
+ * election node, not on the leader's, so that it does not wake the candidate watching the leader.
+ *
+ * <h2>Failure semantics</h2>
+ * <ul>
+ *   <li><b>SUSPENDED</b> (or a process stall): the leadership is UNCERTAIN at once;
+ *       {@code checkValid()} throws; a leader task is interrupted. Restored (ACQUIRED, same epoch)
+ *       only if the same session reconnects and the node is still there; a leader task then runs
+ *       again. A waiting candidate keeps its place; if elected meanwhile it waits for the restore.
+ *   <li><b>LOST</b> (session expired, node deleted): final; the leader task is interrupted;
+ *       guarded writes fail with {@link io.coord.LockLostException}. With
+ *       {@linkplain io.coord.election.ElectionOptions#requeue() requeue} the candidate joins again
+ *       on the new session, with a new epoch.
+ *   <li><b>Interrupt</b>: a blocking {@code campaign} withdraws its candidacy and throws
+ *       {@link java.lang.InterruptedException}; a leader task is interrupted to end a leadership.
+ *   <li><b>resign / close</b>: deletes exactly our node (guaranteed delete); the next candidate is
+ *       woken at once. Closing the election stops the task first (bounded), then resigns.
+ * </ul>
+ *
+ * <h2>Metrics</h2> (tag {@code election}) {@code coord.election.changes} (this process started
+ * leading), {@code coord.election.handover} (from the previous leader's node gone to acting),
+ * {@code coord.election.held}, {@code coord.election.lost}, {@code coord.election.wakeups}
+ * (predecessor watches fired), {@code coord.election.task.failures}; observers:
+ * {@code coord.election.observed.changes} and {@code coord.election.leaderless} (time without an
+ * acting leader).
+ */
+package io.coord.election;

@@ -1,0 +1,82 @@
+/**
+ * Naming recipes: sequential IDs, block (segment) IDs, unique names, and DNS-style service
+ * discovery on curator-x-discovery. Four small recipes in one module, so the package has more
+ * than the usual six public types: an entry, a handle or an options record, and an exception each.
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li>{@link io.coord.naming.SequenceIds}: every ID is unique across all clients and all time,
+ *       and strictly increasing in real-time order: if one {@code next()} returned before another
+ *       (in any client) was called, the later one returns more. IDs are consecutive while only this
+ *       recipe writes the counter; an ID is skipped, never repeated, when a write's reply is lost
+ *       (the write may have been applied). Holds across leader changes, client crashes, session
+ *       expiry, and deletion and re-creation of the counter node or its parents. One node per
+ *       name, no matter how many IDs; no 32-bit counter can wrap.</li>
+ *   <li>{@link io.coord.naming.BlockIds}: unique across all clients under the same conditions, and
+ *       increasing per client. A client that dies leaves the rest of its blocks unused (a gap).</li>
+ *   <li>{@link io.coord.naming.UniqueNames}: at most one claimant holds a name at a time; every
+ *       other claim fails with {@link io.coord.naming.NameTakenException} naming the owner. A
+ *       release deletes only the releasing claim's own node.</li>
+ *   <li>{@link io.coord.naming.Discovery}: registered instances are ephemeral (gone when their
+ *       session ends) and come back by themselves on the next session; resolvers answer from a
+ *       watched cache without a round trip; instances out of service (maintenance or a failing
+ *       health check) and instances reported failing are not resolved.</li>
+ * </ul>
+ *
+ * <h2>Why the IDs survive re-creation</h2>
+ * ZooKeeper's zxids never go back, across leader changes and across deletion and re-creation of
+ * nodes, while data versions and sequence suffixes restart. Every ID is derived from the czxid of
+ * its counter node plus a count that is bounded by the number of writes to that node, so every ID
+ * is at most (a fixed multiple of) the zxid of the write that issued it, and a re-created node,
+ * whose czxid is above every earlier zxid, starts above every ID ever issued. The rules, and why a
+ * compare-and-set prepared on an older incarnation can never be used on a newer one, are in
+ * {@code IdRule}. The IDs are therefore large: a fresh ensemble's first sequence ID is about
+ * 4.3 billion (epoch 1 shifted by 32 bits), and block IDs are that times 65 536.
+ *
+ * <h2>Node layout</h2>
+ * <pre>
+ * /ids/{name}/sequence          SequenceIds counter: no data; version = writes in this incarnation
+ * /ids/{name}/blocks            BlockIds counter: "{next free ID} {tag of the last writer}"
+ * /names/{name}                 container
+ * /names/{name}/owner           the claim: JSON {owner, claim, persistent, lease}; ephemeral or persistent
+ * /names/{name}/_c_{uuid}-lease an ephemeral claim's lease node (protected, unique path)
+ * /services/prod/payments/orders                 service orders.payments.prod (labels reversed)
+ * /services/prod/payments/orders/_instances/{id} one instance, ephemeral, curator-x-discovery JSON
+ * </pre>
+ * Counter nodes are created (parents as containers) on first use and again whenever they are
+ * found missing. Deleting a counter node (or all of {@code /ids}) is always safe; writing one by
+ * hand is not supported: a block counter holding a value it could not have reached, or no value
+ * after writes, is rolled over rather than used, but a plausible rewound value cannot be told from
+ * a real one. Parents of names and service instances are containers, removed by the server
+ * once empty.
+ *
+ * <h2>Failure semantics</h2>
+ * <ul>
+ *   <li><b>SUSPENDED</b> (connection lost): ID calls block and retry, with jittered backoff, until
+ *       {@link io.coord.naming.IdOptions#timeout()}, then throw
+ *       {@link io.coord.CoordTimeoutException}; {@code BlockIds} keeps handing out its current
+ *       block from memory. An ephemeral {@link io.coord.naming.NameClaim}'s lease becomes
+ *       UNCERTAIN, and ACQUIRED again if its node is still there after the reconnect. Resolvers
+ *       keep answering from their last view.</li>
+ *   <li><b>LOST</b> (session expired): ID generators are bound to no session and simply continue on
+ *       the new one. An ephemeral claim's lease becomes LOST and the name is free for others;
+ *       claim again. Registered instances vanish with the session and are registered again by
+ *       Curator when the client has its new session.</li>
+ *   <li><b>Interrupt</b>: every blocking call declares {@link java.lang.InterruptedException} and
+ *       never swallows it. An interrupted {@code next()} may have consumed an ID (a gap). An
+ *       interrupted claim leaves nothing claimed: its half-made nodes are deleted, or die with the
+ *       session.</li>
+ *   <li><b>Indeterminate writes</b> (ConnectionLoss after sending): a sequence write retried by
+ *       Curator may have been applied twice (a gap); a block reservation or a claim recognises its
+ *       own write afterwards by the unique tag or claim id it wrote, so nothing is lost and nothing
+ *       is doubled.</li>
+ * </ul>
+ *
+ * <h2>Bad input</h2>
+ * Names are validated before anything is sent: ID and claim names are one path segment
+ * ({@link io.coord.InvalidNameException}); service names are DNS-style labels, and instances are
+ * refused with {@link io.coord.naming.InvalidInstanceException} for a {@code /} in the name, a
+ * duplicate id, a port outside 1–65535 or a payload that is not a JSON object (RELIABILITY.md row
+ * 31).
+ */
+package io.coord.naming;
