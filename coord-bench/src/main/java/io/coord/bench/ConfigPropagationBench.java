@@ -32,7 +32,7 @@ import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
  */
 final class ConfigPropagationBench implements Benchmark {
     static final String NAME = "config.propagation";
-    static final int DEFAULT_OPS = 40;
+    static final int DEFAULT_OPS = 80;
     static final int WATCHERS = 50;
     private static final String PEER = "curator-CuratorCache";
     private static final Duration WAIT = Duration.ofSeconds(20);

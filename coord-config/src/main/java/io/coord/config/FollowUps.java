@@ -18,7 +18,7 @@ import java.util.function.Supplier;
  */
 final class FollowUps<T> {
     static final long QUIET_MS = 250;
-    static final long MAX_MS = 2000;
+    static final long MAX_MS = 5000;
 
     /** What the reader holds right now, as the follow-ups need it. */
     interface Source<T> {

@@ -41,7 +41,7 @@ import java.util.concurrent.Executor;
  *       when it is promoted or aborted the reader moves to the released value.</li>
  *   <li><b>Reports.</b> Unless turned off, the reader keeps an ephemeral node saying what it
  *       applied ({@link ConfigStore#who}), rewritten once the reader settles (250 ms after the
- *       last change, at most 2 s): a burst of updates costs one report write, and report writes
+ *       last change, at most 5 s): a burst of updates costs one report write, and report writes
  *       (which ZooKeeper orders before the session's later reads) never slow down applying.</li>
  *   <li><b>Local fallback.</b> With a {@linkplain ConfigOptions#snapshotDir() snapshot directory}
  *       the last applied value is saved locally and used at start-up when the ensemble cannot be
