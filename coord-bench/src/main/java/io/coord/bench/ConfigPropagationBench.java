@@ -27,10 +27,12 @@ import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
  * watchers are opened for its round and closed after it. The next write waits until every
  * watcher saw the previous one, so no update coalesces. A listener told before the write returned
  * (the server sends the notification before the writer's answer) counts as 0.
+ *
+ * <p>{@code -Dbench.noReports=true} runs ours without the readers' reports, to see their share.
  */
 final class ConfigPropagationBench implements Benchmark {
     static final String NAME = "config.propagation";
-    static final int DEFAULT_OPS = 40;
+    static final int DEFAULT_OPS = 80;
     static final int WATCHERS = 50;
     private static final String PEER = "curator-CuratorCache";
     private static final Duration WAIT = Duration.ofSeconds(20);

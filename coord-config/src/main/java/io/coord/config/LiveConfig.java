@@ -40,7 +40,9 @@ import java.util.concurrent.Executor;
  *       percentage, the canary value is applied instead (origin {@link Versioned.Origin#CANARY});
  *       when it is promoted or aborted the reader moves to the released value.</li>
  *   <li><b>Reports.</b> Unless turned off, the reader keeps an ephemeral node saying what it
- *       applied ({@link ConfigStore#who}).</li>
+ *       applied ({@link ConfigStore#who}), rewritten once the reader settles (250 ms after the
+ *       last change, at most 5 s): a burst of updates costs one report write, and report writes
+ *       (which ZooKeeper orders before the session's later reads) never slow down applying.</li>
  *   <li><b>Local fallback.</b> With a {@linkplain ConfigOptions#snapshotDir() snapshot directory}
  *       the last applied value is saved locally and used at start-up when the ensemble cannot be
  *       reached, as origin {@link Versioned.Origin#SNAPSHOT} and stale until the first live read
@@ -51,9 +53,12 @@ import java.util.concurrent.Executor;
  * {@code coord.config.propagation} (timer: from the write's mtime on the server to the apply here;
  * includes clock skew between the server and this host).
  *
- * <p>Threads: each reader has one config thread ({@code coord-config-{app}/{key}-n}) that does all
- * its reads, checks and reports; listeners run on the executors they were registered with. Close
- * the reader to stop it: it removes its watches and its report node.
+ * <p>Threads: a data change is re-read from the watch event and applied on ZooKeeper's event
+ * thread, as Curator's caches do (no extra hand-off between a write and its listeners); each
+ * reader also has one config thread ({@code coord-config-{app}/{key}-n}) for the reads after a
+ * reconnect (sync first), creates, deletes, retries, the snapshot file and the reports. Listeners
+ * run on the executors they were registered with. Close the reader to stop it: it removes its
+ * watches and its report node.
  */
 public interface LiveConfig<T> extends AutoCloseable {
     /** Starts watching {@code key} through {@code client}, which stays the caller's to close (after this reader). */

@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
  *       watch and the parent's pzxid), reads after a reconnect (sync first), and retries after a
  *       failed read.</li>
  * </ul>
+ *
+ * <p>Just over 300 lines, most of them the slow path's error handling; the two paths share the
+ * watcher, the queue and the session bookkeeping.
  */
 final class NodeReader<T> {
     private static final Logger LOG = LoggerFactory.getLogger(NodeReader.class);

@@ -14,7 +14,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -27,13 +26,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The reader handle: what callers see (the value in effect, stale or not), listener delivery in
  * apply order, the local snapshot and fallback, reports, and the lifecycle (adopt a client or
- * connect one, close). Reading is {@link NodeReader}'s job; deciding is {@link ConfigState}'s.
+ * connect one, close). Reading is {@link NodeReader}'s job, deciding {@link ConfigState}'s, the
+ * snapshot and report writes {@link FollowUps}'.
+ *
+ * <p>A little over 300 lines: the public handle's methods, the owner callbacks and the lifecycle
+ * all touch the same view and event queue; splitting further would pass those around.
  */
 final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLiveConfig.class);
     private static final AtomicInteger IDS = new AtomicInteger();
-    private static final long SETTLE_QUIET_MS = 250;
-    private static final long SETTLE_MAX_MS = 2000;
 
     /** What callers see: the value in effect (null before any) and whether the connection is down. */
     private record View<T>(Versioned<T> current, boolean suspended) {
@@ -58,16 +59,12 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
     private final AtomicReference<View<T>> view = new AtomicReference<>(new View<>(null, false));
     private final CountDownLatch initialized = new CountDownLatch(1);
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicBoolean snapshotDirty = new AtomicBoolean();
-    private final AtomicBoolean reportDirty = new AtomicBoolean();
-    private final AtomicBoolean housekeepingScheduled = new AtomicBoolean();
+    private final FollowUps<T> followUps;
     private volatile WatcherRemoveCuratorFramework curator;
     private volatile Zk zk;
     private volatile CoordException lastError;
     private volatile CoordClient ownedClient;
     private Thread connector;
-    private volatile long lastChange;
-    private volatile long firstUnhandled;
 
     private ZkLiveConfig(ConfigKey<T> key, ConfigOptions options, CoordMetrics metrics) {
         this.key = key;
@@ -86,6 +83,29 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
         });
         thread.setRemoveOnCancelPolicy(true);
         this.reader = new NodeReader<>(state, this, thread, key.path().value());
+        this.followUps = new FollowUps<>(thread, snapshot, reporter, options.reportApplied(), new FollowUps.Source<>() {
+            @Override
+            public Versioned<T> current() {
+                return view.get().current();
+            }
+
+            @Override
+            public boolean stale() {
+                return view.get().stale();
+            }
+
+            @Override
+            public java.util.Map<String, NodeTrack.Content> contents() {
+                synchronized (state) {
+                    return state.contentsInEffect();
+                }
+            }
+
+            @Override
+            public boolean closed() {
+                return closed.get();
+            }
+        });
         metrics.gauge("coord.config.applied.version", () -> {
             Versioned<T> v = view.get().current();
             return v == null ? Versioned.NO_VERSION : v.version();
@@ -140,6 +160,7 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
         WatcherRemoveCuratorFramework c = reader.attach(zk);
         reporter.attach(c, reader.watcher(), thread);
         curator = c;
+        followUps.startReporting();
     }
 
     // ---- what the reader tells us ----
@@ -173,9 +194,7 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
             Duration delay = Duration.between(applied.modified(), options.clock().instant());
             metrics.recordTime("coord.config.propagation", delay.isNegative() ? Duration.ZERO : delay, "app", key.app(), "key", tags[3]);
         }
-        snapshotDirty.set(true);
-        reportDirty.set(true);
-        housekeepingSoon();
+        followUps.valueChanged();
         if (previous != null && previous.version() == applied.version() && previous.revision() == applied.revision()
                 && previous.value().equals(applied.value())) {
             return; // the snapshot's value confirmed live: nothing changed for the application
@@ -215,66 +234,12 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
     @Override
     public void onCurrent() {
         view.updateAndGet(v -> new View<>(v.current(), false));
-        reportDirty.set(true); // current again: say so
-        housekeepingSoon();
+        followUps.reportAgain(); // current again: say so
     }
 
     @Override
     public void onNewSession() {
-        reportDirty.set(true); // the report node went with the old session
-        housekeepingSoon();
-    }
-
-    // ---- snapshot and reports, on the config thread, once the reader has settled ----
-
-    /**
-     * Asks for the snapshot and the report to be brought up to date once the reader settles:
-     * {@value #SETTLE_QUIET_MS} ms without a new apply, or at most {@value #SETTLE_MAX_MS} ms after
-     * the first change not yet handled. A burst of updates makes one report write and one file
-     * write, and the config thread wakes at most every {@value #SETTLE_QUIET_MS} ms meanwhile.
-     * Report writes are also kept out of the way of reads: ZooKeeper orders a session's write
-     * before its later reads, so a report sent mid-burst would hold up the next update.
-     */
-    private void housekeepingSoon() {
-        long now = System.nanoTime();
-        lastChange = now;
-        if (housekeepingScheduled.compareAndSet(false, true)) {
-            firstUnhandled = now;
-            schedule(this::housekeeping, TimeUnit.MILLISECONDS.toNanos(SETTLE_QUIET_MS));
-        }
-    }
-
-    private void housekeeping() {
-        long now = System.nanoTime();
-        long quiet = TimeUnit.MILLISECONDS.toNanos(SETTLE_QUIET_MS) - (now - lastChange);
-        long overdue = TimeUnit.MILLISECONDS.toNanos(SETTLE_MAX_MS) - (now - firstUnhandled);
-        if (quiet > 0 && overdue > 0) {
-            schedule(this::housekeeping, Math.min(quiet, overdue));
-            return;
-        }
-        housekeepingScheduled.set(false);
-        View<T> v = view.get();
-        if (closed.get() || v.current() == null || v.current().origin() == Versioned.Origin.SNAPSHOT) {
-            return;
-        }
-        if (snapshot != null && v.current().origin() != Versioned.Origin.DEFAULT && snapshotDirty.getAndSet(false)) {
-            snapshot.save(v.current());
-        }
-        if (options.reportApplied() && curator != null && reportDirty.getAndSet(false)) {
-            java.util.Map<String, NodeTrack.Content> contents;
-            synchronized (state) {
-                contents = state.contentsInEffect();
-            }
-            reporter.publish(contents, v.stale());
-        }
-    }
-
-    private void schedule(Runnable task, long delayNanos) {
-        try {
-            thread.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            housekeepingScheduled.set(false); // closed
-        }
+        followUps.reportAgain(); // the report node went with the old session
     }
 
     /** Uses the local snapshot if there is one and nothing live is in effect yet. */

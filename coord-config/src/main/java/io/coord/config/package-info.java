@@ -10,7 +10,7 @@
  *   <li>Applied versions never go back: reads are ordered by mzxid (pure rule {@code VersionRule}).
  *       Intermediate versions may be skipped; the latest one is always reached.</li>
  *   <li>After a reconnect or a new session, a reader syncs and re-reads every node: nothing is
- *       assumed from before the disconnect.</li>
+ *       assumed from before the disconnect. Every watch event is followed by a re-read.</li>
  *   <li>A writer ({@link io.coord.config.ConfigStore}) checks a value (size, type, validator)
  *       before sending it and publishes it in one transaction with its history entry, so readers
  *       never see a value that was not checked or that is missing from history.</li>
