@@ -115,10 +115,29 @@ final class ZkMembership<M> implements Membership<M> {
             }
             ok = true;
             return m;
+        } catch (InterruptedException e) {
+            // The caller gave up: a node the create may have made must not outlive the attempt.
+            group.execute(() -> removeOrphan(zk, node, m.key));
+            throw e;
         } finally {
             if (!ok) {
                 HELD.remove(m.key, m);
             }
+        }
+    }
+
+    /** Deletes {@code node} if this client's session holds it and no handle does (an abandoned join). */
+    private static void removeOrphan(Zk zk, CoordPath node, Map.Entry<Zk, CoordPath> key) {
+        try {
+            ZkSession now = zk.liveSession();
+            Stat stat = zk.call(node, () -> zk.curator().checkExists().forPath(node.value()));
+            if (stat != null && stat.getEphemeralOwner() == now.id() && !HELD.containsKey(key)) {
+                MemberNode.deleteIfOwned(zk, node, now.id(), stat.getCzxid());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (CoordException e) {
+            LOG.debug("member {}: could not check for a node left by an interrupted join", node.name(), e);
         }
     }
 

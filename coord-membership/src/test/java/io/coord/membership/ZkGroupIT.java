@@ -146,6 +146,35 @@ class ZkGroupIT {
     }
 
     @Test
+    void anInterruptedJoinThrowsInterruptedExceptionAndLeavesNoMemberBehind() throws Exception {
+        CoordClient client = zk.newClient();
+        Group<Worker> g = open(client, "jobs");
+        Thread.currentThread().interrupt();
+        try {
+            assertThrows(InterruptedException.class, () -> g.join("w1", new Worker("a", 1)));
+        } finally {
+            Thread.interrupted();
+        }
+        Awaits.until("no member node is left by the interrupted join", Duration.ofSeconds(5),
+                () -> exists(client, "/groups/jobs/w1") == null);
+        assertEquals(Membership.State.JOINED, g.join("w1", new Worker("a", 1)).state(), "the id is free");
+        Thread.currentThread().interrupt();
+        try {
+            assertThrows(InterruptedException.class, () -> g.awaitMembers(5, Duration.ofSeconds(5)));
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    private static Stat exists(CoordClient client, String path) {
+        try {
+            return client.curator().checkExists().forPath(path);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void aBadMemberIdIsRefusedNamingIt() throws Exception {
         Group<Worker> g = open(zk.newClient(), "jobs");
         InvalidNameException e = assertThrows(InvalidNameException.class, () -> g.join("a/b", new Worker("x", 1)));
