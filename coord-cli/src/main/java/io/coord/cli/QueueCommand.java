@@ -1,0 +1,260 @@
+package io.coord.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.coord.Codec;
+import io.coord.ConfigurationException;
+import io.coord.CoordClient;
+import io.coord.CoordSettings;
+import io.coord.queue.QueueOptions;
+import io.coord.queue.QueueStats;
+import io.coord.queue.Task;
+import io.coord.queue.TaskId;
+import io.coord.queue.TaskQueue;
+import io.coord.queue.TaskSpec;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code coord queue}: operator commands for a Coord task queue ({@code /queues/<name>}): stats,
+ * listings, dead-letter handling and putting a task. Payloads are shown and taken as JSON, whatever
+ * type the queue's own producers use.
+ */
+@Command(name = "queue", mixinStandardHelpOptions = true,
+        description = {"Inspects and administers a Coord task queue (/queues/<name>).", "",
+            "Listings read the whole queue (at most its depth cap); consumers never do."},
+        subcommands = {QueueCommand.Stats.class, QueueCommand.Ls.class, QueueCommand.Dead.class,
+            QueueCommand.Requeue.class, QueueCommand.Purge.class, QueueCommand.Put.class})
+final class QueueCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return CoordCommand.USAGE;
+    }
+
+    /** What every queue subcommand takes: where the ensemble is and which queue. */
+    static final class Target {
+        @Spec(Spec.Target.MIXEE)
+        CommandSpec spec;
+
+        @Option(names = {"-c", "--connect"}, required = true, paramLabel = "HOST:PORT[,...]", description = "the ensemble's connect string")
+        String connect;
+
+        @Option(names = "--namespace", paramLabel = "NS", description = "Curator namespace the queue lives under (default: none)")
+        String namespace;
+
+        @Option(names = "--connect-timeout", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "5s",
+                description = "how long to wait for a session (default: ${DEFAULT-VALUE})")
+        Duration connectTimeout;
+
+        @Parameters(index = "0", paramLabel = "NAME", description = "the queue's name")
+        String name;
+
+        CoordClient connect() throws InterruptedException {
+            CoordSettings settings;
+            try {
+                CoordSettings.Builder b = CoordSettings.builder().connectString(connect).connectionTimeout(connectTimeout);
+                if (namespace != null) {
+                    b.namespace(namespace);
+                }
+                settings = b.build();
+            } catch (ConfigurationException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+            return CoordClient.connect(settings);
+        }
+
+        TaskQueue<JsonNode> open(CoordClient client) {
+            return TaskQueue.open(client, name, Codec.json(JsonNode.class), QueueOptions.defaults());
+        }
+
+        PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+    }
+
+    /** Runs {@code body} on the opened queue, closing both after. */
+    @FunctionalInterface
+    interface Body {
+        int run(TaskQueue<JsonNode> queue, PrintWriter out);
+    }
+
+    static int withQueue(Target target, Body body) throws InterruptedException {
+        try (CoordClient client = target.connect(); TaskQueue<JsonNode> queue = target.open(client)) {
+            int code = body.run(queue, target.out());
+            target.out().flush();
+            return code;
+        }
+    }
+
+    static String seconds(Duration d) {
+        return String.format("%.1f s", d.toMillis() / 1000.0);
+    }
+
+    static String shortJson(JsonNode payload) {
+        String json = payload == null ? "null" : payload.toString();
+        return json.length() <= 120 ? json : json.substring(0, 117) + "...";
+    }
+
+    @Command(name = "stats", mixinStandardHelpOptions = true, description = "Counts, claims with owner and age, the oldest pending age.")
+    static final class Stats implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            return withQueue(target, (q, out) -> {
+                QueueStats s = q.stats();
+                out.println("queue       " + s.queue());
+                out.println("pending     " + s.pending() + " ready, " + s.waiting() + " waiting (delayed or in a retry backoff)");
+                out.println("processing  " + s.processing().size());
+                for (QueueStats.Processing p : s.processing()) {
+                    out.println("  " + p.task() + "  owner " + p.owner() + "  for " + seconds(p.age()) + "  attempts " + p.attempts());
+                }
+                out.println("dead        " + s.dead());
+                out.println("oldest      " + seconds(s.oldestPendingAge()) + " pending");
+                out.println("depth       " + s.depth() + " of cap " + s.depthCap());
+                return CoordCommand.OK;
+            });
+        }
+    }
+
+    @Command(name = "ls", mixinStandardHelpOptions = true, description = "Lists pending and processing tasks, highest lane first, then by sequence.")
+    static final class Ls implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            return withQueue(target, (q, out) -> {
+                List<Task<JsonNode>> tasks = q.tasks();
+                for (Task<JsonNode> t : tasks) {
+                    out.println(t.id() + "  " + t.state() + (t.claimedBy() == null ? "" : " by " + t.claimedBy())
+                            + "  lane " + t.lane() + "  attempts " + t.attempts()
+                            + (t.notBefore() != null && t.notBefore().isAfter(Instant.now()) ? "  not before " + t.notBefore() : "")
+                            + "  " + shortJson(t.payload()));
+                }
+                out.println(tasks.size() + " task(s)");
+                return CoordCommand.OK;
+            });
+        }
+    }
+
+    @Command(name = "dead", mixinStandardHelpOptions = true, description = "Lists the dead letters with their last error.")
+    static final class Dead implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            return withQueue(target, (q, out) -> {
+                List<Task<JsonNode>> dead = q.deadLetters();
+                for (Task<JsonNode> t : dead) {
+                    out.println(t.id() + "  attempts " + t.attempts() + "  last error: " + t.lastError() + "  " + shortJson(t.payload()));
+                }
+                out.println(dead.size() + " dead letter(s)");
+                return CoordCommand.OK;
+            });
+        }
+    }
+
+    @Command(name = "requeue", mixinStandardHelpOptions = true,
+            description = "Moves dead letters back to the queue (at the back, attempts reset): all, or one with --task.")
+    static final class Requeue implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Option(names = "--task", paramLabel = "TASK-ID", description = "only this dead letter, e.g. task-0000000042")
+        String task;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            TaskId one;
+            try {
+                one = task == null ? null : new TaskId(task);
+            } catch (RuntimeException e) {
+                throw new ParameterException(target.spec.commandLine(), e.getMessage());
+            }
+            return withQueue(target, (q, out) -> {
+                if (one != null) {
+                    out.println("requeued " + one + " as " + q.requeue(one));
+                } else {
+                    out.println("requeued " + q.requeueAll() + " dead letter(s)");
+                }
+                return CoordCommand.OK;
+            });
+        }
+    }
+
+    @Command(name = "purge", mixinStandardHelpOptions = true,
+            description = "Deletes every dead letter of the queue. Pending and processing tasks are not touched.")
+    static final class Purge implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            return withQueue(target, (q, out) -> {
+                out.println("purged " + q.purgeDeadLetters() + " dead letter(s)");
+                return CoordCommand.OK;
+            });
+        }
+    }
+
+    @Command(name = "put", mixinStandardHelpOptions = true, description = "Enqueues one task with a JSON payload; prints its id.")
+    static final class Put implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Parameters(index = "1", paramLabel = "JSON", description = "the payload, e.g. '{\"job\":\"resize\",\"id\":42}'")
+        String json;
+
+        @Option(names = "--key", paramLabel = "KEY", description = "idempotency key: nothing is added while a task with it is pending or processing")
+        String key;
+
+        @Option(names = "--lane", paramLabel = "N", defaultValue = "0", description = "priority lane (default: ${DEFAULT-VALUE})")
+        int lane;
+
+        @Option(names = "--delay", paramLabel = "DURATION", converter = DurationConverter.class,
+                description = "not handed out before this much time has passed, e.g. 30s")
+        Duration delay;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            JsonNode payload;
+            try {
+                payload = Codec.mapper().readTree(json);
+            } catch (JsonProcessingException e) {
+                throw new ParameterException(target.spec.commandLine(), "the payload is not valid JSON: " + e.getOriginalMessage());
+            }
+            if (payload == null || payload.isMissingNode()) {
+                throw new ParameterException(target.spec.commandLine(), "the payload is empty; give a JSON value");
+            }
+            TaskSpec spec = TaskSpec.defaults().lane(lane);
+            if (key != null) {
+                spec = spec.idempotencyKey(key);
+            }
+            if (delay != null) {
+                spec = spec.notBefore(Instant.now().plus(delay));
+            }
+            TaskSpec chosen = spec;
+            return withQueue(target, (q, out) -> {
+                out.println(q.enqueue(payload, chosen));
+                return CoordCommand.OK;
+            });
+        }
+    }
+}

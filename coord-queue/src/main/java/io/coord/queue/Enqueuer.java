@@ -1,0 +1,259 @@
+package io.coord.queue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.coord.CoordException;
+import io.coord.CoordPath;
+import io.coord.TooManyChildrenException;
+import io.coord.ValueTooLargeException;
+import io.coord.internal.Payloads;
+import io.coord.internal.SequentialNodes;
+import io.coord.internal.Zk;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Adding tasks. Every task comes with a key node, created in the same transaction:
+ * <pre>
+ * multi( create keys/{k-key | a-uuid},  create tasks/task- PERSISTENT_SEQUENTIAL )
+ * </pre>
+ * The key exists exactly while its task does (complete and dead-lettering delete it in their own
+ * transactions), so a second enqueue with the same caller key fails at the key and does nothing;
+ * and a transaction retried after a lost reply fails at its own key too, instead of adding a
+ * duplicate sequential task. The task is then found without reading the queue's data: it has the
+ * key's czxid (same transaction), and the newest tasks are checked first.
+ */
+final class Enqueuer<T> {
+    private static final Logger LOG = LoggerFactory.getLogger(Enqueuer.class);
+
+    private final ZkTaskQueue<T> queue;
+    private final Zk zk;
+    private final QueueLayout layout;
+
+    Enqueuer(ZkTaskQueue<T> queue) {
+        this.queue = queue;
+        this.zk = queue.zk;
+        this.layout = queue.layout;
+    }
+
+    TaskId enqueue(T payload, TaskSpec spec) {
+        TaskRecord record = prepare(payload, spec, keyNode(spec));
+        byte[] data = queue.codec.encode(layout.tasks, record);
+        CoordPath keyPath = layout.key(record.key());
+        for (int round = 0; ; round++) {
+            checkCap(1);
+            List<CuratorOp> ops = List.of(createKey(keyPath), createTask(data));
+            try {
+                List<CuratorTransactionResult> results = Txn.commit(zk, layout.tasks, ops);
+                TaskId id = idOf(results.get(1));
+                if (spec.idempotencyKey() != null) {
+                    recordTaskInKey(keyPath, id);
+                }
+                queue.metrics.enqueued(1);
+                return id;
+            } catch (KeeperException e) {
+                if (Txn.failedIndex(e) == 0 && e.code() == KeeperException.Code.NODEEXISTS) {
+                    Optional<TaskId> existing = findByKey(keyPath);
+                    if (existing.isPresent()) {
+                        if (spec.idempotencyKey() != null) {
+                            queue.metrics.duplicate();
+                        } else {
+                            queue.metrics.enqueued(1); // our own earlier try committed
+                        }
+                        return existing.get();
+                    }
+                    if (round < 3) {
+                        continue; // the keyed task ended meanwhile: add ours
+                    }
+                }
+                throw zk.translate(e, layout.tasks);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CoordException("interrupted while enqueueing to " + layout.tasks
+                        + "; the task may or may not have been added", e);
+            }
+        }
+    }
+
+    List<TaskId> enqueueAll(List<? extends T> batch, TaskSpec spec) {
+        if (spec.idempotencyKey() != null) {
+            throw new TaskRejectedException("enqueueAll takes no idempotency key (one key names one task); got \""
+                    + spec.idempotencyKey() + "\"");
+        }
+        if (batch.isEmpty()) {
+            return List.of();
+        }
+        List<CuratorOp> ops = new ArrayList<>(batch.size() * 2);
+        CoordPath firstKey = null;
+        for (T payload : batch) {
+            TaskRecord record = prepare(payload, spec, keyNode(spec));
+            byte[] data = queue.codec.encode(layout.tasks, record);
+            if (firstKey == null) {
+                firstKey = layout.key(record.key());
+            }
+            ops.add(createKey(layout.key(record.key())));
+            ops.add(createTask(data));
+        }
+        try {
+            Payloads.checkTransaction(ops, Payloads.TRANSACTION_LIMIT);
+        } catch (ValueTooLargeException e) {
+            throw new TaskRejectedException("batch of " + batch.size() + " tasks for queue '" + layout.name + "' is "
+                    + e.size() + " bytes as one transaction, over the limit of " + e.limit()
+                    + " bytes; nothing was written (split it)", e);
+        }
+        checkCap(batch.size());
+        try {
+            List<CuratorTransactionResult> results = Txn.commit(zk, layout.tasks, ops);
+            List<TaskId> ids = new ArrayList<>(batch.size());
+            for (int i = 1; i < results.size(); i += 2) {
+                ids.add(idOf(results.get(i)));
+            }
+            queue.metrics.enqueued(ids.size());
+            return ids;
+        } catch (KeeperException e) {
+            if (Txn.failedIndex(e) == 0 && e.code() == KeeperException.Code.NODEEXISTS) {
+                // Fresh random keys: only our own earlier try can have made the first one.
+                Stat key = existsOrNull(firstKey);
+                if (key != null) {
+                    List<TaskId> ids = findByCzxid(key.getCzxid(), batch.size());
+                    if (ids.size() == batch.size()) {
+                        queue.metrics.enqueued(ids.size());
+                        return ids;
+                    }
+                }
+            }
+            throw zk.translate(e, layout.tasks);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordException("interrupted while enqueueing a batch to " + layout.tasks
+                    + "; all or none of it may have been added", e);
+        }
+    }
+
+    private TaskRecord prepare(T payload, TaskSpec spec, String keyNode) {
+        if (spec.lane() >= queue.options.lanes()) {
+            throw new TaskRejectedException("lane " + spec.lane() + " does not exist: queue '" + layout.name + "' has "
+                    + queue.options.lanes() + " lane(s), 0.." + (queue.options.lanes() - 1));
+        }
+        JsonNode tree = queue.codec.encodePayload(layout.tasks, payload);
+        Instant notBefore = spec.notBefore();
+        int maxRetries = spec.maxRetries() == null ? queue.options.maxRetries() : spec.maxRetries();
+        return TaskRecord.fresh(tree, spec.lane(), queue.options.clock().millis(),
+                notBefore == null ? null : notBefore.toEpochMilli(), maxRetries, keyNode);
+    }
+
+    private static String keyNode(TaskSpec spec) {
+        return spec.idempotencyKey() != null ? QueueLayout.USER_KEY_PREFIX + spec.idempotencyKey()
+                : QueueLayout.AUTO_KEY_PREFIX + UUID.randomUUID();
+    }
+
+    private CuratorOp createKey(CoordPath keyPath) {
+        return Txn.op(zk, keyPath, () -> zk.curator().transactionOp().create().forPath(keyPath.value(), new byte[0]));
+    }
+
+    private CuratorOp createTask(byte[] data) {
+        CoordPath prefix = layout.task(QueueLayout.TASK_PREFIX);
+        return Txn.op(zk, prefix, () -> zk.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                .forPath(prefix.value(), data));
+    }
+
+    private static TaskId idOf(CuratorTransactionResult created) {
+        String path = created.getResultPath();
+        return new TaskId(path.substring(path.lastIndexOf('/') + 1));
+    }
+
+    /** Depth cap (bad-input row 13), checked before anything is written. */
+    private void checkCap(int adding) {
+        int cap = queue.options.depthCap();
+        try {
+            // Room for `adding` more means fewer than cap - adding + 1 children now.
+            Payloads.checkChildCap(zk, layout.tasks, Math.max(1, cap - adding + 1));
+        } catch (TooManyChildrenException e) {
+            throw new QueueFullException("queue '" + layout.name + "' cannot take " + adding + " more task(s) within its"
+                    + " depth cap of " + cap + "; nothing was added (" + e.getMessage() + ")", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordException("interrupted while checking the depth of " + layout.tasks, e);
+        }
+        if (adding > cap) {
+            throw new QueueFullException("a batch of " + adding + " tasks is larger than queue '" + layout.name
+                    + "''s depth cap of " + cap + "; nothing was added");
+        }
+    }
+
+    /** Best effort: lets later duplicates find the task in one read. Without it they find it by czxid. */
+    private void recordTaskInKey(CoordPath keyPath, TaskId id) {
+        try {
+            zk.curator().setData().withVersion(0).forPath(keyPath.value(), id.name().getBytes(StandardCharsets.UTF_8));
+        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+            // the task already ended (or the name was already recorded): nothing to record
+        } catch (Exception e) {
+            LOG.debug("could not record task {} in key {}", id, keyPath, e);
+        }
+    }
+
+    /** The task that holds key {@code keyPath}, if both still exist. */
+    private Optional<TaskId> findByKey(CoordPath keyPath) {
+        Stat stat = new Stat();
+        byte[] data;
+        try {
+            data = zk.curator().getData().storingStatIn(stat).forPath(keyPath.value());
+        } catch (KeeperException.NoNodeException e) {
+            return Optional.empty();
+        } catch (Exception e) {
+            throw zk.translate(e, keyPath);
+        }
+        if (data != null && data.length > 0) {
+            return Optional.of(new TaskId(new String(data, StandardCharsets.UTF_8)));
+        }
+        List<TaskId> found = findByCzxid(stat.getCzxid(), 1);
+        return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+    }
+
+    /**
+     * The tasks created by the transaction with zxid {@code czxid}: newest first, stopping at the
+     * first older one. Lists the task names once; reads only stats. Used only after a lost reply.
+     */
+    private List<TaskId> findByCzxid(long czxid, int expected) {
+        List<String> names;
+        try {
+            names = zk.curator().getChildren().forPath(layout.tasks.value());
+        } catch (Exception e) {
+            throw zk.translate(e, layout.tasks);
+        }
+        List<String> sorted = new ArrayList<>(SequentialNodes.sorted(names, QueueLayout.TASK_PREFIX));
+        sorted.sort(Comparator.comparingLong(SequentialNodes::sequence).reversed());
+        List<TaskId> out = new ArrayList<>();
+        for (String name : sorted) {
+            Stat s = existsOrNull(layout.task(name));
+            if (s == null) {
+                continue;
+            }
+            if (s.getCzxid() == czxid) {
+                out.add(new TaskId(name));
+                if (out.size() == expected) {
+                    break;
+                }
+            } else if (s.getCzxid() < czxid) {
+                break;
+            }
+        }
+        out.sort(Comparator.naturalOrder());
+        return out;
+    }
+
+    private Stat existsOrNull(CoordPath path) {
+        return zk.callUninterruptibly(path, () -> zk.curator().checkExists().forPath(path.value()));
+    }
+}

@@ -1,0 +1,246 @@
+package io.coord.queue;
+
+import io.coord.ConflictException;
+import io.coord.CoordException;
+import io.coord.CoordPath;
+import io.coord.CoordTimeoutException;
+import io.coord.NoParentException;
+import io.coord.internal.Payloads;
+import io.coord.internal.SequentialNodes;
+import io.coord.internal.Zk;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Operator calls: listings, stats and dead-letter handling. These read whole directories (bounded
+ * by the depth cap), unlike consumers, which never list.
+ */
+final class QueueAdmin<T> {
+    private final ZkTaskQueue<T> queue;
+    private final Zk zk;
+    private final QueueLayout layout;
+
+    QueueAdmin(ZkTaskQueue<T> queue) {
+        this.queue = queue;
+        this.zk = queue.zk;
+        this.layout = queue.layout;
+    }
+
+    /** One task node as read, with its version. */
+    private record Read(String name, TaskRecord record, int version) {
+    }
+
+    List<Task<T>> tasks() {
+        Set<String> claims = children(layout.claims);
+        List<Task<T>> out = new ArrayList<>();
+        for (Read r : read(layout.tasks)) {
+            out.add(toTask(r, claims.contains(r.record().claim() == null ? "" : r.record().claim())
+                    ? Task.State.PROCESSING : Task.State.PENDING));
+        }
+        out.sort(Comparator.comparingInt((Task<T> t) -> -t.lane()).thenComparing(Task::id));
+        return out;
+    }
+
+    List<Task<T>> deadLetters() {
+        List<Task<T>> out = new ArrayList<>();
+        for (Read r : read(layout.dead)) {
+            out.add(toTask(r, Task.State.DEAD));
+        }
+        out.sort(Comparator.comparing(Task::id));
+        return out;
+    }
+
+    QueueStats stats() {
+        long now = queue.options.clock().millis();
+        Set<String> claims = children(layout.claims);
+        int pending = 0;
+        int waiting = 0;
+        long oldestReady = Long.MAX_VALUE;
+        List<QueueStats.Processing> processing = new ArrayList<>();
+        for (Read r : read(layout.tasks)) {
+            TaskRecord t = r.record();
+            if (t.claim() != null && claims.contains(t.claim())) {
+                long age = Math.max(0, now - (t.claimedAt() == null ? now : t.claimedAt()));
+                processing.add(new QueueStats.Processing(new TaskId(r.name()), t.claimedBy() == null ? "?" : t.claimedBy(),
+                        Duration.ofMillis(age), t.attempts()));
+            } else if (t.notBeforeMillis() > now) {
+                waiting++;
+            } else {
+                pending++;
+                oldestReady = Math.min(oldestReady, t.enqueuedAt());
+            }
+        }
+        processing.sort(Comparator.comparing(QueueStats.Processing::age).reversed());
+        Stat dead = zk.callUninterruptibly(layout.dead, () -> zk.curator().checkExists().forPath(layout.dead.value()));
+        Duration oldest = oldestReady == Long.MAX_VALUE ? Duration.ZERO : Duration.ofMillis(Math.max(0, now - oldestReady));
+        return new QueueStats(layout.name, pending, waiting, processing, dead == null ? 0 : dead.getNumChildren(), oldest,
+                queue.options.depthCap());
+    }
+
+    TaskId requeue(TaskId deadLetter) {
+        CoordPath deadPath = layout.deadLetter(deadLetter.name());
+        Stat stat = new Stat();
+        byte[] data;
+        try {
+            data = zk.curator().getData().storingStatIn(stat).forPath(deadPath.value());
+        } catch (KeeperException.NoNodeException e) {
+            throw new NoParentException("queue '" + layout.name + "' has no dead letter " + deadLetter, e);
+        } catch (Exception e) {
+            throw zk.translate(e, deadPath);
+        }
+        TaskRecord dead = queue.codec.decode(deadPath, data);
+        String key = dead.key().startsWith(QueueLayout.USER_KEY_PREFIX) ? dead.key()
+                : QueueLayout.AUTO_KEY_PREFIX + UUID.randomUUID();
+        TaskRecord fresh = dead.requeued(queue.options.clock().millis(), key);
+        byte[] freshData = queue.codec.encode(layout.tasks, fresh);
+        CoordPath keyPath = layout.key(key);
+        CoordPath prefix = layout.task(QueueLayout.TASK_PREFIX);
+        List<CuratorOp> ops = List.of(
+                Txn.op(zk, deadPath, () -> zk.curator().transactionOp().delete().withVersion(stat.getVersion())
+                        .forPath(deadPath.value())),
+                Txn.op(zk, keyPath, () -> zk.curator().transactionOp().create().forPath(keyPath.value(),
+                        new byte[0])),
+                Txn.op(zk, prefix, () -> zk.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                        .forPath(prefix.value(), freshData)));
+        try {
+            Payloads.checkChildCap(zk, layout.tasks, queue.options.depthCap());
+            String path = Txn.commit(zk, deadPath, ops).get(2).getResultPath();
+            TaskId id = new TaskId(path.substring(path.lastIndexOf('/') + 1));
+            if (key.startsWith(QueueLayout.USER_KEY_PREFIX)) {
+                zk.callUninterruptibly(keyPath, () -> zk.curator().setData().forPath(keyPath.value(),
+                        id.name().getBytes(StandardCharsets.UTF_8)));
+            }
+            return id;
+        } catch (io.coord.TooManyChildrenException e) {
+            throw new QueueFullException("cannot requeue " + deadLetter + ": queue '" + layout.name + "' is at its depth cap", e);
+        } catch (KeeperException e) {
+            int failed = Txn.failedIndex(e);
+            if (failed == 1 && e.code() == KeeperException.Code.NODEEXISTS) {
+                throw new ConflictException("cannot requeue " + deadLetter + ": its idempotency key '"
+                        + key.substring(QueueLayout.USER_KEY_PREFIX.length()) + "' is held by a live task; nothing changed", e);
+            }
+            if (failed == 0) {
+                throw new ConflictException("dead letter " + deadLetter + " changed or went away while being requeued; nothing changed", e);
+            }
+            throw zk.translate(e, deadPath);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordException("interrupted while requeueing " + deadLetter, e);
+        }
+    }
+
+    int requeueAll() {
+        int moved = 0;
+        for (String name : sortedChildren(layout.dead)) {
+            try {
+                requeue(new TaskId(name));
+                moved++;
+            } catch (NoParentException gone) {
+                // purged or requeued by someone else meanwhile
+            }
+        }
+        return moved;
+    }
+
+    int purgeDeadLetters() {
+        int purged = 0;
+        for (String name : sortedChildren(layout.dead)) {
+            CoordPath p = layout.deadLetter(name);
+            try {
+                zk.curator().delete().forPath(p.value());
+                purged++;
+            } catch (KeeperException.NoNodeException gone) {
+                // someone else got there first
+            } catch (Exception e) {
+                throw zk.translate(e, p);
+            }
+        }
+        return purged;
+    }
+
+    private Task<T> toTask(Read r, Task.State state) {
+        TaskRecord t = r.record();
+        CoordPath where = (state == Task.State.DEAD ? layout.dead : layout.tasks).child(r.name());
+        T payload = queue.codec.decodePayload(where, t.payload());
+        boolean processing = state == Task.State.PROCESSING;
+        return new Task<>(new TaskId(r.name()), state, payload, t.lane(), Instant.ofEpochMilli(t.enqueuedAt()),
+                t.notBefore() == null ? null : Instant.ofEpochMilli(t.notBefore()), t.attempts(), t.deliveries(),
+                t.maxRetries(), t.lastError(), processing ? (t.claimedBy() == null ? "?" : t.claimedBy()) : null,
+                processing && t.claimedAt() != null ? Instant.ofEpochMilli(t.claimedAt()) : null);
+    }
+
+    /**
+     * Reads every task node of {@code dir}: one listing, then all reads pipelined (sent without
+     * waiting for each reply), so a queue at its cap reads in about the time of a few round trips.
+     */
+    private List<Read> read(CoordPath dir) {
+        List<String> names = sortedChildren(dir);
+        Read[] reads = new Read[names.size()];
+        RuntimeException[] failure = new RuntimeException[1];
+        CountDownLatch done = new CountDownLatch(names.size());
+        for (int i = 0; i < names.size(); i++) {
+            int at = i;
+            String name = names.get(i);
+            CoordPath p = dir.child(name);
+            try {
+                zk.curator().getData().inBackground((c, e) -> {
+                    try {
+                        if (e.getResultCode() == KeeperException.Code.OK.intValue()) {
+                            reads[at] = new Read(name, queue.codec.decode(p, e.getData()), e.getStat().getVersion());
+                        } else if (e.getResultCode() != KeeperException.Code.NONODE.intValue()) {
+                            // NONODE: ended while we were reading
+                            failure[0] = zk.translate(KeeperException.create(KeeperException.Code.get(e.getResultCode()), p.value()), p);
+                        }
+                    } catch (RuntimeException bad) {
+                        failure[0] = bad;
+                    } finally {
+                        done.countDown();
+                    }
+                }).forPath(p.value());
+            } catch (Exception e) {
+                throw zk.translate(e, p);
+            }
+        }
+        try {
+            java.time.Duration budget = zk.client().settings().requestTimeout();
+            if (!done.await(budget.toMillis() + names.size(), TimeUnit.MILLISECONDS)) {
+                throw new CoordTimeoutException("reading the " + names.size() + " nodes of " + dir + " did not finish in time");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordException("interrupted while reading " + dir, e);
+        }
+        if (failure[0] != null) {
+            throw failure[0];
+        }
+        List<Read> out = new ArrayList<>(reads.length);
+        for (Read r : reads) {
+            if (r != null) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    private List<String> sortedChildren(CoordPath dir) {
+        List<String> names = new ArrayList<>(children(dir));
+        return SequentialNodes.sorted(names, QueueLayout.TASK_PREFIX).stream().filter(QueueLayout::isTaskName).toList();
+    }
+
+    private Set<String> children(CoordPath dir) {
+        return new HashSet<>(zk.callUninterruptibly(dir, () -> zk.curator().getChildren().forPath(dir.value())));
+    }
+}

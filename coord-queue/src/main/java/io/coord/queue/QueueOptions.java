@@ -1,0 +1,204 @@
+package io.coord.queue;
+
+import io.coord.ConfigurationException;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * How a {@link TaskQueue} behaves. Built by {@link #builder()}, which fails early: each setting may
+ * be set once, a malformed value fails when set, and contradictions fail at {@code build()}.
+ *
+ * @param maxTaskBytes  largest serialized payload (default 64 KiB); larger ones are refused at
+ *                      enqueue with {@link TaskRejectedException}
+ * @param maxRetries    failures after the first before a task is dead-lettered (default 3, so at
+ *                      most 4 attempts); a {@link TaskSpec} may override it per task
+ * @param backoffBase   retry delay after the first failure (default 1 s), doubling per failure
+ * @param backoffMax    cap on the retry delay (default 5 min)
+ * @param backoffJitter fraction by which a retry delay may be shortened at random (default 0.2)
+ * @param lanes         number of priority lanes, 1..{@value #MAX_LANES} (default 1)
+ * @param depthCap      most tasks (pending + processing) the queue holds, 1..{@value #MAX_DEPTH_CAP}
+ *                      (default {@value #DEFAULT_DEPTH_CAP}); an enqueue past it raises
+ *                      {@link QueueFullException}
+ * @param consumerName  how this process's claims name their owner in stats (default {@code pid@host})
+ * @param clock         wall clock for enqueue times, delays and backoff (compared across processes)
+ * @param shutdownGrace how long {@link TaskWorker#close()} lets in-flight tasks finish before
+ *                      interrupting them and releasing their claims (default 30 s)
+ */
+public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBase, Duration backoffMax,
+                           double backoffJitter, int lanes, int depthCap, String consumerName, Clock clock,
+                           Duration shutdownGrace) {
+    public static final int DEFAULT_MAX_TASK_BYTES = 64 * 1024;
+    /** Room left in a znode for the task's own fields (attempts, times, last error) around the payload. */
+    public static final int MAX_TASK_BYTES = 1_000_000 - 16 * 1024;
+    public static final int DEFAULT_DEPTH_CAP = 10_000;
+    /**
+     * Highest cap allowed. A listing of the tasks node must stay under ZooKeeper's 1 MB reply
+     * limit; at about 19 bytes per name ({@code task-0000000042} plus framing) that is roughly
+     * 55 000 children, and 50 000 keeps a margin.
+     */
+    public static final int MAX_DEPTH_CAP = 50_000;
+    public static final int MAX_LANES = 16;
+
+    public QueueOptions {
+        if (maxTaskBytes < 1 || maxTaskBytes > MAX_TASK_BYTES) {
+            throw new ConfigurationException("maxTaskBytes must be within 1.." + MAX_TASK_BYTES + ", got " + maxTaskBytes);
+        }
+        if (maxRetries < 0) {
+            throw new ConfigurationException("maxRetries must be >= 0, got " + maxRetries);
+        }
+        try {
+            new Backoff(backoffBase, backoffMax, backoffJitter);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(e.getMessage(), e);
+        }
+        if (lanes < 1 || lanes > MAX_LANES) {
+            throw new ConfigurationException("lanes must be within 1.." + MAX_LANES + ", got " + lanes);
+        }
+        if (depthCap < 1 || depthCap > MAX_DEPTH_CAP) {
+            throw new ConfigurationException("depthCap must be within 1.." + MAX_DEPTH_CAP + ", got " + depthCap);
+        }
+        if (consumerName == null || consumerName.isBlank() || consumerName.length() > 200) {
+            throw new ConfigurationException("consumerName must be 1..200 non-blank characters, got " + consumerName);
+        }
+        Objects.requireNonNull(clock, "clock");
+        if (shutdownGrace == null || shutdownGrace.isNegative()) {
+            throw new ConfigurationException("shutdownGrace must be >= 0, got " + shutdownGrace);
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** All defaults. */
+    public static QueueOptions defaults() {
+        return builder().build();
+    }
+
+    /** A builder holding these options, to derive a variant (each setting may be set once more). */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.maxTaskBytes = maxTaskBytes;
+        b.maxRetries = maxRetries;
+        b.backoffBase = backoffBase;
+        b.backoffMax = backoffMax;
+        b.backoffJitter = backoffJitter;
+        b.lanes = lanes;
+        b.depthCap = depthCap;
+        b.consumerName = consumerName;
+        b.clock = clock;
+        b.shutdownGrace = shutdownGrace;
+        return b;
+    }
+
+    Backoff backoff() {
+        return new Backoff(backoffBase, backoffMax, backoffJitter);
+    }
+
+    /** Builds {@link QueueOptions}; see the record for each setting's meaning and default. */
+    public static final class Builder {
+        private Integer maxTaskBytes;
+        private Integer maxRetries;
+        private Duration backoffBase;
+        private Duration backoffMax;
+        private Double backoffJitter;
+        private Integer lanes;
+        private Integer depthCap;
+        private String consumerName;
+        private Clock clock;
+        private Duration shutdownGrace;
+        private final Set<String> set = new HashSet<>();
+
+        private Builder() {
+        }
+
+        private void once(String name) {
+            if (!set.add(name)) {
+                throw new ConfigurationException("queue option '" + name + "' was set twice");
+            }
+        }
+
+        public Builder maxTaskBytes(int value) {
+            once("maxTaskBytes");
+            maxTaskBytes = value;
+            return this;
+        }
+
+        public Builder maxRetries(int value) {
+            once("maxRetries");
+            if (value < 0) {
+                throw new ConfigurationException("maxRetries must be >= 0, got " + value);
+            }
+            maxRetries = value;
+            return this;
+        }
+
+        /** Retry delays: {@code base} after the first failure, doubling, at most {@code max}. */
+        public Builder backoff(Duration base, Duration max) {
+            once("backoff");
+            backoffBase = Objects.requireNonNull(base, "base");
+            backoffMax = Objects.requireNonNull(max, "max");
+            return this;
+        }
+
+        public Builder backoffJitter(double value) {
+            once("backoffJitter");
+            backoffJitter = value;
+            return this;
+        }
+
+        public Builder lanes(int value) {
+            once("lanes");
+            lanes = value;
+            return this;
+        }
+
+        public Builder depthCap(int value) {
+            once("depthCap");
+            depthCap = value;
+            return this;
+        }
+
+        public Builder consumerName(String value) {
+            once("consumerName");
+            consumerName = value;
+            return this;
+        }
+
+        public Builder clock(Clock value) {
+            once("clock");
+            clock = Objects.requireNonNull(value, "clock");
+            return this;
+        }
+
+        public Builder shutdownGrace(Duration value) {
+            once("shutdownGrace");
+            shutdownGrace = Objects.requireNonNull(value, "shutdownGrace");
+            return this;
+        }
+
+        public QueueOptions build() {
+            return new QueueOptions(
+                    maxTaskBytes == null ? DEFAULT_MAX_TASK_BYTES : maxTaskBytes,
+                    maxRetries == null ? 3 : maxRetries,
+                    backoffBase == null ? Duration.ofSeconds(1) : backoffBase,
+                    backoffMax == null ? Duration.ofMinutes(5) : backoffMax,
+                    backoffJitter == null ? 0.2 : backoffJitter,
+                    lanes == null ? 1 : lanes,
+                    depthCap == null ? DEFAULT_DEPTH_CAP : depthCap,
+                    consumerName == null ? defaultConsumerName() : consumerName,
+                    clock == null ? Clock.systemUTC() : clock,
+                    shutdownGrace == null ? Duration.ofSeconds(30) : shutdownGrace);
+        }
+
+        private static String defaultConsumerName() {
+            // "pid@host", as the JVM names itself
+            String name = ManagementFactory.getRuntimeMXBean().getName();
+            return name.length() > 200 ? name.substring(0, 200) : name;
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.coord.queue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What an operator wants to know about a queue, read in one pass ({@link TaskQueue#stats()}).
+ *
+ * @param queue            the queue's name
+ * @param pending          tasks ready to be claimed now
+ * @param waiting          pending tasks not yet ready (delayed, or waiting out a retry backoff)
+ * @param processing       claimed tasks with their claim's owner and age, oldest claim first
+ * @param dead             dead letters
+ * @param oldestPendingAge how long the oldest ready task has been waiting since it was enqueued
+ *                         (zero when none is ready)
+ * @param depthCap         the cap on pending + processing tasks
+ */
+public record QueueStats(String queue, int pending, int waiting, List<Processing> processing, int dead,
+                         Duration oldestPendingAge, int depthCap) {
+    /** One claimed task: who holds it and for how long. */
+    public record Processing(TaskId task, String owner, Duration age, int attempts) {
+        public Processing {
+            Objects.requireNonNull(task, "task");
+            Objects.requireNonNull(owner, "owner");
+            Objects.requireNonNull(age, "age");
+        }
+    }
+
+    public QueueStats {
+        Objects.requireNonNull(queue, "queue");
+        processing = List.copyOf(processing);
+        Objects.requireNonNull(oldestPendingAge, "oldestPendingAge");
+        if (pending < 0 || waiting < 0 || dead < 0) {
+            throw new IllegalArgumentException("counts must be >= 0: pending " + pending + ", waiting " + waiting + ", dead " + dead);
+        }
+    }
+
+    /** Tasks in the queue: pending, waiting and processing (what the depth cap counts). */
+    public int depth() {
+        return pending + waiting + processing.size();
+    }
+}

@@ -1,0 +1,74 @@
+package io.coord.queue;
+
+import io.coord.Lease;
+import java.time.Instant;
+import java.util.List;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+
+/**
+ * A task this consumer holds: the handle {@link TaskQueue#claim} returns. It is a {@link Lease}
+ * on the task's ephemeral claim node, so it shares every lease rule: the token is the claim
+ * node's czxid, the claim dies with the consumer's session (the task goes back to PENDING), and
+ * {@link #checkValid()} tells protected work to stop.
+ *
+ * <p>Exactly one of {@link #complete()}, {@link #fail(String)} or {@link #release()} ends the
+ * claim; {@link #close()} releases it if none did. Each is one transaction guarded by a check on
+ * the claim node, so a consumer whose claim is gone cannot complete or fail the task: it gets
+ * {@link ClaimLostException} and nothing changes. Delivery is at-least-once (a consumer that dies
+ * mid-task leaves it to another); completion is exactly-once.
+ *
+ * <p>On SUSPENDED the claim is UNCERTAIN: {@code checkValid()} throws, but {@code complete()}
+ * still tries, since the server's check decides. On LOST, {@code complete()} and {@code fail()}
+ * throw {@link ClaimLostException}. A {@link io.coord.ConnectionLostException} from them is
+ * indeterminate; call the same method again: an earlier attempt that did commit is recognized
+ * (the claim node, which only this consumer could have kept, is still there) and reported as done.
+ * Interrupts: these calls are not blocking waits; an interrupt during one surfaces as a
+ * {@link io.coord.CoordException} with the interrupt flag kept.
+ */
+public interface TaskClaim<T> extends Lease {
+    TaskId id();
+
+    T payload();
+
+    /** Failed attempts before this one. */
+    int attempts();
+
+    /** Times the task has been claimed, this claim included. */
+    int deliveries();
+
+    int lane();
+
+    Instant enqueuedAt();
+
+    /**
+     * Completes the task: one transaction that checks this claim and deletes the task. Throws
+     * {@link ClaimLostException} if the claim is gone (nothing changed).
+     */
+    void complete();
+
+    /**
+     * Completes the task and, in the same transaction, applies {@code ops} (for example writing a
+     * result node): they commit exactly when the completion does, so their effect happens exactly
+     * once per task. If one of {@code ops} fails, nothing is applied and the claim is still held.
+     */
+    void completeWith(List<CuratorOp> ops);
+
+    /**
+     * Records a failed attempt with {@code reason} (kept as the task's last error, at most 2 000
+     * characters). If the task has retries left it becomes claimable again after the queue's
+     * backoff; otherwise it moves to the dead letters in the same transaction. Returns where the
+     * task went: {@link Task.State#PENDING} or {@link Task.State#DEAD}. Throws
+     * {@link ClaimLostException} if the claim is gone (nothing changed).
+     */
+    Task.State fail(String reason);
+
+    /** Gives the task back unprocessed: claimable again at once, attempts unchanged. */
+    void release();
+
+    /** Whether complete, fail or release already ended this claim. */
+    boolean isFinished();
+
+    /** Releases the claim unless complete, fail or release already ended it. Idempotent. */
+    @Override
+    void close();
+}

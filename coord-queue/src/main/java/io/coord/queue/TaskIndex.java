@@ -1,0 +1,254 @@
+package io.coord.queue;
+
+import io.coord.internal.SequentialNodes;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A consumer's view of one queue, fed by {@link QueueWatch}: per task what ordering needs (lane,
+ * sequence, notBefore, version, and its bytes when small) in the order {@link ClaimRule#ORDER},
+ * and the live claim nodes per task. Also what this process did: tasks it holds or is trying,
+ * tasks it just finished (until the watch sees them deleted), tasks to pass over until they change,
+ * and its own claim nodes (which do not count as other consumers).
+ *
+ * <p>Thread-safe (every method holds this object's monitor, briefly); waiters for a change use
+ * {@link #awaitChange}.
+ */
+final class TaskIndex {
+    /** Spread at most over this many ready tasks (see {@link ClaimRule#spread}). */
+    static final int MAX_SPREAD = 8;
+    /** Task data up to this size is kept, so a claim can skip reading it (a stale copy costs only a failed version check). */
+    static final int MAX_CACHED_BYTES = 8 * 1024;
+    private static final int MAX_TOMBSTONES = 4096;
+
+    /** A task's bytes as last read. */
+    record Cached(byte[] data, int version) {
+    }
+
+    private final Map<String, ClaimRule.Entry> byName = new HashMap<>();
+    private final TreeSet<ClaimRule.Entry> ordered = new TreeSet<>(ClaimRule.ORDER);
+    private final Map<String, Cached> data = new HashMap<>();
+    /** Live claim nodes by task name. */
+    private final Map<String, Set<String>> claimsByTask = new HashMap<>();
+    private int liveClaims;
+    private final Set<String> mine = new HashSet<>();
+    private final Map<String, Integer> passOverAt = new HashMap<>();
+    private final Set<String> held = new HashSet<>();
+    private final Set<String> finishedHere = new LinkedHashSet<>();
+    private long changes;
+
+    // --- fed by the watch ---
+
+    /** A read of task {@code name} (by the watch or by a claim attempt) found this. */
+    synchronized void taskRead(String name, TaskRecord record, int version, byte[] bytes) {
+        if (finishedHere.contains(name)) {
+            return; // a read that started before we completed it
+        }
+        ClaimRule.Entry old = byName.get(name);
+        if (old != null && old.version() > version) {
+            return; // older than what we know
+        }
+        removeEntry(name);
+        ClaimRule.Entry entry = new ClaimRule.Entry(name, SequentialNodes.sequence(name), record.lane(),
+                record.notBeforeMillis(), version);
+        byName.put(name, entry);
+        ordered.add(entry);
+        if (bytes != null && bytes.length <= MAX_CACHED_BYTES) {
+            data.put(name, new Cached(bytes, version));
+        }
+        Integer at = passOverAt.get(name);
+        if (at != null && at != version) {
+            passOverAt.remove(name);
+        }
+        signal();
+    }
+
+    /** Task {@code name} is gone (deleted, or a read found no node). */
+    synchronized void taskGone(String name) {
+        removeEntry(name);
+        finishedHere.remove(name);
+        signal();
+    }
+
+    /** The task changed while a claim holds it: its bytes are stale; it is read again when the claim ends. */
+    synchronized void taskChangedWhileClaimed(String name) {
+        data.remove(name);
+    }
+
+    /** After a reconnect: exactly {@code names} exist. */
+    synchronized void tasksAre(Set<String> names) {
+        for (String name : Set.copyOf(byName.keySet())) {
+            if (!names.contains(name)) {
+                removeEntry(name);
+            }
+        }
+        finishedHere.retainAll(names);
+        signal();
+    }
+
+    synchronized boolean hasLiveClaim(String task) {
+        return claimsByTask.containsKey(task);
+    }
+
+    synchronized void claimCreated(String claimName) {
+        String task = QueueLayout.taskOfClaim(claimName);
+        if (task == null) {
+            return;
+        }
+        if (claimsByTask.computeIfAbsent(task, t -> new HashSet<>()).add(claimName)) {
+            liveClaims++;
+        }
+        data.remove(task); // the claim rewrote the task
+        signal();
+    }
+
+    /** A claim node went away; returns whether its task should be read again (it still exists, no other claim). */
+    synchronized boolean claimDeleted(String claimName) {
+        String task = QueueLayout.taskOfClaim(claimName);
+        if (task == null) {
+            return false;
+        }
+        mine.remove(claimName);
+        Set<String> claims = claimsByTask.get(task);
+        if (claims != null && claims.remove(claimName)) {
+            liveClaims--;
+            if (claims.isEmpty()) {
+                claimsByTask.remove(task);
+            }
+        }
+        passOverAt.remove(task); // its holder is gone: worth a look again
+        signal();
+        return byName.containsKey(task) && !claimsByTask.containsKey(task);
+    }
+
+    /** After a reconnect: exactly {@code names} are the live claims. */
+    synchronized void claimsAre(Set<String> names) {
+        claimsByTask.clear();
+        liveClaims = 0;
+        for (String claim : names) {
+            String task = QueueLayout.taskOfClaim(claim);
+            if (task != null && claimsByTask.computeIfAbsent(task, t -> new HashSet<>()).add(claim)) {
+                liveClaims++;
+            }
+        }
+        mine.retainAll(names);
+        signal();
+    }
+
+    // --- used by claimers ---
+
+    /** The next tasks to try, best first, and when to look again if there is none. */
+    synchronized ClaimRule.Choice choose(long nowMillis, int rotation) {
+        int ownLive = 0;
+        for (String claim : mine) {
+            String task = QueueLayout.taskOfClaim(claim);
+            Set<String> live = task == null ? null : claimsByTask.get(task);
+            if (live != null && live.contains(claim)) {
+                ownLive++;
+            }
+        }
+        int limit = ClaimRule.spread(liveClaims - ownLive, MAX_SPREAD);
+        ClaimRule.Choice choice = ClaimRule.choose(ordered, nowMillis, limit,
+                e -> held.contains(e.name()) || claimsByTask.containsKey(e.name())
+                        || Integer.valueOf(e.version()).equals(passOverAt.get(e.name())));
+        return new ClaimRule.Choice(ClaimRule.rotate(choice.candidates(), rotation), choice.nextReadyMillis());
+    }
+
+    /** The task's bytes at the version the index knows, or null if not kept. */
+    synchronized Cached cached(String name) {
+        ClaimRule.Entry e = byName.get(name);
+        Cached c = data.get(name);
+        return e != null && c != null && c.version() == e.version() ? c : null;
+    }
+
+    synchronized boolean claimLive(String claimName) {
+        String task = QueueLayout.taskOfClaim(claimName);
+        Set<String> live = task == null ? null : claimsByTask.get(task);
+        return live != null && live.contains(claimName);
+    }
+
+    /** Marks {@code task} as being tried or held here; false if it already is. */
+    synchronized boolean hold(String task) {
+        return held.add(task);
+    }
+
+    synchronized void unhold(String task) {
+        held.remove(task);
+        signal();
+    }
+
+    /** A claim node this process made (so it does not count as another consumer's). */
+    synchronized void claimedHere(String claimName) {
+        mine.add(claimName);
+    }
+
+    /** A claim node this process tried to make but did not. */
+    synchronized void notClaimedHere(String claimName) {
+        mine.remove(claimName);
+    }
+
+    /** Pass over {@code task} until its version moves past {@code version} or its claim goes away. */
+    synchronized void passOver(String task, int version) {
+        passOverAt.put(task, version);
+    }
+
+    /** This process completed or dead-lettered {@code task}: forget it now, before the watch says so. */
+    synchronized void finishedHere(String task) {
+        finishedHere.add(task);
+        if (finishedHere.size() > MAX_TOMBSTONES) {
+            // Normally the delete event clears each one; a tombstone left behind only costs a
+            // wasted read, so the oldest go first.
+            Iterator<String> it = finishedHere.iterator();
+            it.next();
+            it.remove();
+        }
+        removeEntry(task);
+        held.remove(task);
+        signal();
+    }
+
+    /** Tasks known (pending and processing). */
+    synchronized int depth() {
+        return byName.size();
+    }
+
+    synchronized long changes() {
+        return changes;
+    }
+
+    /** Waits up to {@code nanos} for any change after {@code seen}; returns whether one came. */
+    synchronized boolean awaitChange(long seen, long nanos) throws InterruptedException {
+        long deadline = System.nanoTime() + nanos;
+        long left = nanos;
+        while (changes == seen && left > 0) {
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+            left = deadline - System.nanoTime();
+        }
+        return changes != seen;
+    }
+
+    /** Wakes every waiter (shutdown, close). */
+    synchronized void wakeAll() {
+        signal();
+    }
+
+    private void removeEntry(String name) {
+        data.remove(name);
+        passOverAt.remove(name);
+        ClaimRule.Entry old = byName.remove(name);
+        if (old != null) {
+            ordered.remove(old);
+        }
+    }
+
+    private void signal() {
+        changes++;
+        notifyAll();
+    }
+}

@@ -1,0 +1,331 @@
+package io.coord.queue;
+
+import io.coord.CoordException;
+import io.coord.CoordPath;
+import io.coord.LeaseListener;
+import io.coord.LeaseState;
+import io.coord.LockLostException;
+import io.coord.internal.NodeLease;
+import io.coord.internal.Zk;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A claim on one task, on top of the shared {@link NodeLease} of its claim node. Every ending is
+ * one transaction whose first operation checks the claim node; the second works on the task at the
+ * version this claim wrote, so only the current claimer's transaction can commit. The claim node
+ * itself is deleted by the lease's close just after (not inside the transaction): deleting it
+ * there would let the lease's own watch see the node vanish and report a spurious LOST, and close
+ * is what moves the lease to RELEASED. After complete and fail that close runs on the queue's
+ * background thread, so the consumer goes on to its next task without waiting for the delete: the
+ * task is already settled, and a claim node whose task is gone means nothing. A consumer dying in
+ * between leaves nothing behind either: the node is ephemeral.
+ */
+final class ZkTaskClaim<T> extends LeaseDelegate implements TaskClaim<T> {
+    private static final Logger LOG = LoggerFactory.getLogger(ZkTaskClaim.class);
+
+    private final ZkTaskQueue<T> queue;
+    private final Zk zk;
+    private final TaskId id;
+    private final TaskRecord record;
+    private final int version;
+    private final long claimedNanos = System.nanoTime();
+    private final Object ending = new Object();
+    private volatile boolean finished;
+    private volatile boolean lostAtEnd;
+    private volatile T payload;
+    /** Set by a worker: a completion may take the worker's next task in the same transaction and hand it here. */
+    private volatile Consumer<ZkTaskClaim<T>> nextTask;
+    private volatile BooleanSupplier nextWanted = () -> false;
+
+    ZkTaskClaim(ZkTaskQueue<T> queue, NodeLease lease, TaskId id, TaskRecord record, int version) {
+        super(lease);
+        this.queue = queue;
+        this.zk = queue.zk;
+        this.id = id;
+        this.record = record;
+        this.version = version;
+        // A claim lost with its session frees the task for this process's other consumers too.
+        lease.addListener(new LeaseListener() {
+            @Override
+            public void onLost(io.coord.Lease l, CoordException cause) {
+                if (!finished) {
+                    queue.index().unhold(id.name());
+                }
+            }
+        }, zk.events());
+    }
+
+    void setPayload(T value) {
+        this.payload = value;
+    }
+
+    /**
+     * Lets {@link #complete()} claim this worker's next task in its own transaction (one commit
+     * instead of two per task) and hand it to {@code sink}, while {@code wanted} says the worker
+     * still takes tasks.
+     */
+    void takeNextInto(BooleanSupplier wanted, Consumer<ZkTaskClaim<T>> sink) {
+        this.nextWanted = wanted;
+        this.nextTask = sink;
+    }
+
+    @Override
+    public TaskId id() {
+        return id;
+    }
+
+    @Override
+    public T payload() {
+        return payload;
+    }
+
+    @Override
+    public int attempts() {
+        return record.attempts();
+    }
+
+    @Override
+    public int deliveries() {
+        return record.deliveries();
+    }
+
+    @Override
+    public int lane() {
+        return record.lane();
+    }
+
+    @Override
+    public Instant enqueuedAt() {
+        return Instant.ofEpochMilli(record.enqueuedAt());
+    }
+
+    private CoordPath taskPath() {
+        return queue.layout.task(id.name());
+    }
+
+    private CoordPath keyPath() {
+        return queue.layout.key(record.key());
+    }
+
+    @Override
+    public void complete() {
+        completeWith(List.of());
+    }
+
+    @Override
+    public void completeWith(List<CuratorOp> ops) {
+        synchronized (ending) {
+            requireOpen("complete");
+            List<CuratorOp> all = new ArrayList<>();
+            all.add(lease.fenceCheck());
+            all.add(Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().delete().withVersion(version)
+                    .forPath(taskPath().value())));
+            all.add(Txn.op(zk, keyPath(), () -> zk.curator().transactionOp().delete().forPath(keyPath().value())));
+            all.addAll(ops);
+            Consumer<ZkTaskClaim<T>> sink = nextTask;
+            Claimer.Prepared next = sink == null || !nextWanted.getAsBoolean() ? null : queue.claimer().prepareNext();
+            if (next == null) {
+                end("complete", all, 2);
+            } else {
+                endAndClaim(all, next, sink);
+            }
+            queue.index().finishedHere(id.name());
+            queue.metrics.completed(Duration.ofNanos(System.nanoTime() - claimedNanos));
+        }
+    }
+
+    @Override
+    public Task.State fail(String reason) {
+        synchronized (ending) {
+            requireOpen("fail");
+            long now = queue.options.clock().millis();
+            if (record.lastAttempt()) {
+                TaskRecord dead = record.dead(reason, now);
+                CoordPath deadPath = queue.layout.deadLetter(id.name());
+                byte[] data = queue.codec.encode(deadPath, dead);
+                List<CuratorOp> all = new ArrayList<>();
+                all.add(lease.fenceCheck());
+                all.add(Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().delete().withVersion(version)
+                        .forPath(taskPath().value())));
+                all.add(Txn.op(zk, deadPath, () -> zk.curator().transactionOp().create().forPath(deadPath.value(), data)));
+                all.add(Txn.op(zk, keyPath(), () -> zk.curator().transactionOp().delete().forPath(keyPath().value())));
+                end("dead-letter", all, 3);
+                queue.metrics.failed();
+                queue.index().finishedHere(id.name());
+                queue.metrics.deadLettered();
+                LOG.info("task {} of queue '{}' is dead after {} attempts: {}", id, queue.layout.name, dead.attempts(),
+                        dead.lastError());
+                return Task.State.DEAD;
+            }
+            Duration delay = queue.options.backoff().delay(record.attempts() + 1, ThreadLocalRandom.current().nextDouble());
+            TaskRecord retry = record.retrying(reason, now + delay.toMillis());
+            byte[] data = queue.codec.encode(taskPath(), retry);
+            List<CuratorOp> all = List.of(lease.fenceCheck(),
+                    Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().setData().withVersion(version)
+                            .forPath(taskPath().value(), data)));
+            end("fail", all, -1);
+            queue.metrics.failed();
+            queue.index().unhold(id.name());
+            return Task.State.PENDING;
+        }
+    }
+
+    @Override
+    public void release() {
+        synchronized (ending) {
+            requireOpen("release");
+            finished = true;
+            lease.close();
+            queue.index().unhold(id.name());
+            queue.metrics.released();
+        }
+    }
+
+    @Override
+    public boolean isFinished() {
+        return finished;
+    }
+
+    @Override
+    public void close() {
+        synchronized (ending) {
+            if (!finished) {
+                release();
+            }
+        }
+    }
+
+    private void requireOpen(String what) {
+        if (finished) {
+            throw new IllegalStateException("cannot " + what + " task " + id + ": its claim " + lease.node() + " has already ended");
+        }
+    }
+
+    /**
+     * Commits an ending transaction. Op 0 is the claim check; op 1 works on the task at our
+     * version; op {@code keyIndex} deletes the task's key (-1: none). On success the claim ends.
+     */
+    private void end(String what, List<CuratorOp> ops, int keyIndex) {
+        try {
+            Txn.commit(zk, taskPath(), ops);
+        } catch (KeeperException e) {
+            int failed = Txn.failedIndex(e);
+            if (failed == 0) {
+                throw lost(what, e);
+            }
+            if (failed == 1) {
+                // The claim check passed, so our claim node exists, and while it does nobody else can
+                // claim the task: the task changed because an earlier try of this same transaction
+                // committed before its reply was lost.
+                LOG.debug("{} of task {} was already applied by an earlier try", what, id);
+            } else if (failed == keyIndex && e.code() == KeeperException.Code.NONODE) {
+                LOG.warn("key node {} of task {} was missing; ending the task without it", keyPath(), id);
+                List<CuratorOp> without = new ArrayList<>(ops);
+                without.remove(keyIndex);
+                end(what, without, -1);
+                return;
+            } else {
+                throw zk.translate(e, taskPath()); // e.g. one of the caller's own ops failed: nothing applied, claim kept
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordException("interrupted during " + what + " of task " + id + "; it may or may not have been"
+                    + " applied: call " + what + " again to find out", e);
+        }
+        finished = true;
+        // The task is settled; deleting the claim node needs no waiting for (see the class comment).
+        queue.closeLater(lease);
+    }
+
+    /**
+     * Completes (ops {@code all}) and claims the prepared next task in one transaction. If the next
+     * task was taken meanwhile, nothing committed and the completion goes alone. Every other
+     * outcome is the plain completion's (see {@link #end}); after a lost reply the next claim is
+     * adopted only if it did commit.
+     */
+    private void endAndClaim(List<CuratorOp> all, Claimer.Prepared next, Consumer<ZkTaskClaim<T>> sink) {
+        List<CuratorOp> both = new ArrayList<>(all);
+        both.addAll(next.ops());
+        try {
+            List<CuratorTransactionResult> results = Txn.commit(zk, taskPath(), both);
+            finished = true;
+            queue.closeLater(lease);
+            Stat claimed = results.get(all.size() + 1).getResultStat();
+            queue.claimer().adopt(next, claimed.getMzxid(), claimed.getVersion()).ifPresent(sink);
+            return;
+        } catch (KeeperException e) {
+            int failed = Txn.failedIndex(e);
+            if (failed >= all.size()) {
+                queue.claimer().abandon(next, true); // the next task changed: nothing committed
+            } else if (failed == 1) {
+                // An earlier try of this same transaction committed: the completion and the next claim.
+                finished = true;
+                queue.closeLater(lease);
+                queue.claimer().adoptIfCommitted(next).ifPresent(sink);
+                return;
+            } else {
+                queue.claimer().abandon(next, false);
+                if (failed == 0) {
+                    throw lost("complete", e);
+                }
+            }
+        } catch (InterruptedException e) {
+            queue.claimer().discard(next);
+            Thread.currentThread().interrupt();
+            throw new CoordException("interrupted during complete of task " + id + "; it may or may not have been"
+                    + " applied: call complete again to find out", e);
+        } catch (RuntimeException e) {
+            queue.claimer().discard(next); // indeterminate: the next task goes back if it was taken
+            throw e;
+        }
+        end("complete", all, 2);
+    }
+
+    private ClaimLostException lost(String what, KeeperException cause) {
+        finished = true;
+        lostAtEnd = true;
+        lease.close();
+        queue.index().unhold(id.name());
+        queue.metrics.claimLost();
+        return new ClaimLostException(what + " of task " + id + " refused: its claim " + lease.node() + " (token "
+                + lease.token() + ") no longer exists, so another consumer may hold the task; nothing was changed", cause);
+    }
+
+    /**
+     * RELEASED as soon as complete, fail or release ended the claim (the claim node's delete may
+     * still be under way), LOST if an ending found the claim gone; else the lease's own state.
+     */
+    @Override
+    public LeaseState state() {
+        if (finished) {
+            return lostAtEnd ? LeaseState.LOST : LeaseState.RELEASED;
+        }
+        return lease.state();
+    }
+
+    @Override
+    public void checkValid() {
+        try {
+            lease.checkValid();
+        } catch (LockLostException e) {
+            throw new ClaimLostException("claim on task " + id + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TaskClaim[" + queue.layout.name + "/" + id + " " + lease.token() + " " + (finished ? "finished" : lease.state()) + "]";
+    }
+}

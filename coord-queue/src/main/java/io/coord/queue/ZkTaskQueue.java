@@ -1,0 +1,249 @@
+package io.coord.queue;
+
+import io.coord.Codec;
+import io.coord.CoordClient;
+import io.coord.CoordException;
+import io.coord.CoordPath;
+import io.coord.internal.NodeLease;
+import io.coord.internal.Zk;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.zookeeper.KeeperException;
+
+/** The queue: enqueue through {@link Enqueuer}, claims through {@link Claimer}, operator calls through {@link QueueAdmin}. */
+final class ZkTaskQueue<T> implements TaskQueue<T> {
+    private static final AtomicInteger WORKERS = new AtomicInteger();
+
+    final Zk zk;
+    final QueueLayout layout;
+    final TaskCodec<T> codec;
+    final QueueOptions options;
+    final QueueMetrics metrics;
+    private final Enqueuer<T> enqueuer;
+    private final Claimer<T> claimer;
+    private final QueueAdmin<T> admin;
+    private final Object startLock = new Object();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile TaskIndex index;
+    private QueueWatch watch;
+    private volatile ExecutorService closer;
+
+    private ZkTaskQueue(Zk zk, QueueLayout layout, Codec<T> payloadCodec, QueueOptions options) {
+        this.zk = zk;
+        this.layout = layout;
+        this.options = options;
+        this.codec = new TaskCodec<>(layout.name, payloadCodec, options.maxTaskBytes());
+        this.metrics = new QueueMetrics(zk.client().metrics(), layout.name);
+        this.enqueuer = new Enqueuer<>(this);
+        this.claimer = new Claimer<>(this);
+        this.admin = new QueueAdmin<>(this);
+        metrics.depthGauge(() -> {
+            TaskIndex i = index;
+            return i == null ? Double.NaN : i.depth();
+        });
+    }
+
+    static <T> ZkTaskQueue<T> open(CoordClient client, String name, Codec<T> payloadCodec, QueueOptions options) {
+        Objects.requireNonNull(payloadCodec, "payloadCodec");
+        Objects.requireNonNull(options, "options");
+        Zk zk = Zk.of(client);
+        QueueLayout layout = new QueueLayout(name);
+        for (CoordPath dir : List.of(layout.tasks, layout.claims, layout.dead, layout.keys)) {
+            ensure(zk, dir);
+        }
+        return new ZkTaskQueue<>(zk, layout, payloadCodec, options);
+    }
+
+    /** Persistent, not containers: an emptied container may be reaped, and a re-created parent restarts the sequence. */
+    private static void ensure(Zk zk, CoordPath dir) {
+        zk.callUninterruptibly(dir, () -> {
+            if (zk.curator().checkExists().forPath(dir.value()) == null) {
+                try {
+                    zk.curator().create().creatingParentsIfNeeded().forPath(dir.value());
+                } catch (KeeperException.NodeExistsException raced) {
+                    // another process made it first
+                }
+            }
+            return null;
+        });
+    }
+
+    /** The watched index, started on first use (producers never need it). */
+    TaskIndex index() {
+        TaskIndex i = index;
+        if (i != null) {
+            return i;
+        }
+        synchronized (startLock) {
+            if (index == null) {
+                if (closed.get()) {
+                    throw new IllegalStateException("queue '" + layout.name + "' is closed");
+                }
+                TaskIndex fresh = new TaskIndex();
+                QueueWatch w = new QueueWatch(zk.curator(), layout, codec, fresh);
+                try {
+                    w.start(zk.client().settings().connectionTimeout());
+                } catch (InterruptedException e) {
+                    w.close();
+                    Thread.currentThread().interrupt();
+                    throw new CoordException("interrupted while starting the watch of queue '" + layout.name + "'", e);
+                } catch (RuntimeException e) {
+                    w.close();
+                    throw e;
+                }
+                watch = w;
+                index = fresh;
+            }
+            return index;
+        }
+    }
+
+    /** Closes a settled claim's lease (deleting its node) on this queue's background thread. */
+    void closeLater(NodeLease lease) {
+        ExecutorService c = closer;
+        if (c == null) {
+            synchronized (startLock) {
+                if (closer == null) {
+                    closer = Executors.newSingleThreadExecutor(r -> {
+                        Thread t = new Thread(r, "coord-queue-" + layout.name + "-release");
+                        t.setDaemon(true);
+                        return t;
+                    });
+                }
+                c = closer;
+            }
+        }
+        try {
+            c.execute(lease::close);
+        } catch (RejectedExecutionException closedQueue) {
+            lease.close();
+        }
+    }
+
+    Claimer<T> claimer() {
+        return claimer;
+    }
+
+    @Override
+    public String name() {
+        return layout.name;
+    }
+
+    @Override
+    public QueueOptions options() {
+        return options;
+    }
+
+    @Override
+    public TaskId enqueue(T payload) {
+        return enqueue(payload, TaskSpec.defaults());
+    }
+
+    @Override
+    public TaskId enqueue(T payload, String idempotencyKey) {
+        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        return enqueue(payload, TaskSpec.defaults().idempotencyKey(idempotencyKey));
+    }
+
+    @Override
+    public TaskId enqueue(T payload, Instant notBefore) {
+        Objects.requireNonNull(notBefore, "notBefore");
+        return enqueue(payload, TaskSpec.defaults().notBefore(notBefore));
+    }
+
+    @Override
+    public TaskId enqueue(T payload, TaskSpec spec) {
+        return enqueuer.enqueue(payload, Objects.requireNonNull(spec, "spec"));
+    }
+
+    @Override
+    public List<TaskId> enqueueAll(List<? extends T> batch) {
+        return enqueueAll(batch, TaskSpec.defaults());
+    }
+
+    @Override
+    public List<TaskId> enqueueAll(List<? extends T> batch, TaskSpec spec) {
+        Objects.requireNonNull(batch, "batch");
+        return enqueuer.enqueueAll(batch, Objects.requireNonNull(spec, "spec"));
+    }
+
+    @Override
+    public Optional<TaskClaim<T>> claim(Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout");
+        return claimer.claim(timeout, () -> !closed.get());
+    }
+
+    @Override
+    public TaskWorker work(int concurrency, TaskWorker.Handler<T> handler) {
+        index(); // start the cache now, so a broken connection fails here and not in a thread
+        return new ZkTaskWorker<>(this, concurrency, handler,
+                "coord-queue-" + layout.name + "-w" + WORKERS.incrementAndGet());
+    }
+
+    @Override
+    public QueueStats stats() {
+        return admin.stats();
+    }
+
+    @Override
+    public List<Task<T>> tasks() {
+        return admin.tasks();
+    }
+
+    @Override
+    public List<Task<T>> deadLetters() {
+        return admin.deadLetters();
+    }
+
+    @Override
+    public TaskId requeue(TaskId deadLetter) {
+        return admin.requeue(Objects.requireNonNull(deadLetter, "deadLetter"));
+    }
+
+    @Override
+    public int requeueAll() {
+        return admin.requeueAll();
+    }
+
+    @Override
+    public int purgeDeadLetters() {
+        return admin.purgeDeadLetters();
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        synchronized (startLock) {
+            if (watch != null) {
+                watch.close();
+            }
+            if (closer != null) {
+                closer.shutdown();
+                try {
+                    if (!closer.awaitTermination(10, TimeUnit.SECONDS)) {
+                        closer.shutdownNow();
+                    }
+                } catch (InterruptedException e) {
+                    closer.shutdownNow();
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TaskQueue[" + layout.root + (closed.get() ? " closed" : "") + "]";
+    }
+}

@@ -1,0 +1,93 @@
+/**
+ * A stateful FIFO task queue that loses nothing: {@link io.coord.queue.TaskQueue} (entry, from
+ * {@code TaskQueue.open}), {@link io.coord.queue.TaskClaim} (the handle a consumer holds),
+ * {@link io.coord.queue.TaskWorker} (consumer threads), {@link io.coord.queue.QueueOptions},
+ * {@link io.coord.queue.TaskSpec}, and the values {@link io.coord.queue.TaskId},
+ * {@link io.coord.queue.Task}, {@link io.coord.queue.QueueStats}.
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li><b>Nothing acknowledged is lost.</b> A task whose enqueue returned is completed, or
+ *       dead-lettered with its last error, or still in the queue.
+ *   <li><b>Completion is exactly-once; delivery is at-least-once.</b> A consumer that dies or
+ *       loses its session mid-task gives the task back (its claim node is ephemeral); another
+ *       consumer runs it again. But only the current claimer can complete or fail it: each ending
+ *       is one transaction whose first operation checks the claim node, so a stale consumer gets
+ *       {@link io.coord.queue.ClaimLostException} and changes nothing.
+ *       {@link io.coord.queue.TaskClaim#completeWith} puts your own writes in that transaction,
+ *       so they too happen exactly once per task.
+ *   <li><b>Order.</b> Higher lanes first, FIFO by enqueue sequence within a lane. A delayed task
+ *       ({@code notBefore}) and a task waiting out a retry backoff are passed over until ready;
+ *       a retried task keeps its sequence, so it is ahead of later tasks once ready. One consumer
+ *       sees strict order; several consumers each pick among about as many ready tasks as there
+ *       are consumers, so they do not all race for the head.
+ *   <li><b>Retries.</b> {@code fail(reason)} counts an attempt; with retries left the task is
+ *       claimable again after an exponential backoff (base, cap, jitter in {@code QueueOptions}),
+ *       otherwise it moves to the dead letters in the same transaction, with the reason. A
+ *       consumer's death or {@code release()} is not an attempt.
+ *   <li><b>Idempotent enqueue.</b> With a key, an enqueue does nothing while a task with that
+ *       key is pending or processing, and is safe to retry after a ConnectionLoss.
+ *       {@code enqueueAll} is one transaction: all or nothing.
+ *   <li><b>Bad input is refused before anything is written</b>
+ *       ({@link io.coord.queue.TaskRejectedException}): unserializable payload, payload over
+ *       {@code maxTaskBytes} (64 KiB by default), negative {@code maxRetries}, unknown lane,
+ *       malformed key, batch over the transaction limit. A full queue raises
+ *       {@link io.coord.queue.QueueFullException}. Nothing else in the queue is affected.
+ * </ul>
+ *
+ * <h2>Node layout</h2>
+ * <pre>
+ * /queues/{name}/tasks/task-0000000042          persistent-sequential, JSON: payload, lane, enqueuedAt,
+ *                                               notBefore, attempts, deliveries, maxRetries, key,
+ *                                               lastError, claim (name of the latest claim node)
+ * /queues/{name}/claims/task-0000000042~9f3c…   ephemeral: one claim; unique name per claim
+ * /queues/{name}/dead/task-0000000042           persistent: the dead letter (the task's JSON + deadAt)
+ * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the task's key, exists exactly while the task does
+ * </pre>
+ * Transactions:
+ * <pre>
+ * enqueue   multi(create keys/…, create tasks/task- SEQUENTIAL)
+ * claim     multi(create claims/{task}~{unique} EPHEMERAL, setData tasks/{task} @ version read)
+ * complete  multi(check claim, delete tasks/{task} @ version claimed, delete keys/…, [your ops])
+ * fail      multi(check claim, setData tasks/{task} @ version claimed: attempts+1, notBefore, lastError)
+ * dead      multi(check claim, delete tasks/{task} @ version claimed, create dead/{task}, delete keys/…)
+ * requeue   multi(delete dead/{task} @ version, create keys/…, create tasks/task- SEQUENTIAL)
+ * </pre>
+ * The claim's version check makes one of several racing consumers win and fences every earlier
+ * claimer out. The claim token is the claim node's czxid, which equals the claim transaction's
+ * zxid, so it needs no extra read. The claim node is deleted right after complete or fail by the
+ * claim's lease (not inside the transaction, which would make the lease's own watch report a
+ * spurious LOST); claim names are never reused, so that late delete can only hit our own node.
+ * A {@link io.coord.queue.TaskWorker} completes a task and claims its next one in one transaction.
+ *
+ * <h2>No listing per claim; scale</h2>
+ * Consumers keep the ordered set of tasks from one persistent recursive watch on the queue
+ * (re-registered after a reconnect, followed by one listing and a read of every task, since
+ * events during the disconnection were missed). They read a task once when it is created and
+ * again only when its claim ends with the task still there; a claim node's name says which task it
+ * holds, so claims cost no reads. Tested sizes: 2 000 tasks with consumers killed and expired
+ * mid-task; the default depth cap of 10 000 tasks (a listing of about 190 KB). The cap may be
+ * raised to 50 000: a listing of the tasks node must stay under ZooKeeper's 1 MB reply limit
+ * ({@code jute.maxbuffer}), which names like {@code task-0000000042} reach at about 55 000
+ * children; past it, reading the queue fails with ConnectionLoss, and that is why an enqueue past
+ * the cap is refused. Dead letters have no cap: purge them; {@code stats()} counts them without a
+ * listing, but listing them fails past the same limit.
+ *
+ * <h2>Failure semantics</h2>
+ * <ul>
+ *   <li><b>SUSPENDED</b>: open claims become UNCERTAIN ({@code checkValid()} throws); waiting in
+ *       {@code claim()} goes on; endings still try, and the server's claim check decides.
+ *   <li><b>LOST</b> (session expired): open claims are LOST; their tasks go back to PENDING for
+ *       other consumers; {@code complete}/{@code fail} throw {@code ClaimLostException}. The
+ *       watch is re-registered on the new session.
+ *   <li><b>ConnectionLoss</b> on an ending or an enqueue is indeterminate: call it again. An
+ *       ending recognizes its own earlier commit (our claim node still exists, so no other
+ *       consumer can have changed the task); a keyed or batched enqueue recognizes its own key.
+ *   <li><b>Interrupt</b>: {@code claim()} throws {@code InterruptedException} and leaves no claim
+ *       behind; endings and enqueues are not waits: an interrupt surfaces as a
+ *       {@code CoordException} with the flag kept.
+ *   <li>Times ({@code notBefore}, backoff, ages) use the wall clock of the process that wrote
+ *       them ({@code QueueOptions.clock}); keep producers' and consumers' clocks in sync.
+ * </ul>
+ */
+package io.coord.queue;

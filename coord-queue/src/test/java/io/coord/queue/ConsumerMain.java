@@ -1,0 +1,77 @@
+package io.coord.queue;
+
+import io.coord.CoordClient;
+import io.coord.CoordSettings;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * A consumer in a child JVM, driven by {@link QueueFaultIT}: one worker thread that claims a task,
+ * prints {@code START task token}, "works" for a few milliseconds, and completes the task together
+ * with a completion record ({@code /records/<task>-<seq>}, created in the completion transaction,
+ * so a second accepted completion of a task would show as a second record). Prints
+ * {@code SESSION id password timeout} for every session it gets, so the controller can expire it.
+ *
+ * <p>Arguments: connect string, namespace, queue name, work milliseconds.
+ */
+public final class ConsumerMain {
+    private ConsumerMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String connect = args[0];
+        String namespace = args[1];
+        String queueName = args[2];
+        int workMs = Integer.parseInt(args[3]);
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(connect).namespace(namespace)
+                .sessionTimeout(Duration.ofSeconds(2)).connectionTimeout(Duration.ofSeconds(10)).build());
+        printSession(client, out);
+        client.onNewSession(s -> printSession(client, out), Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "session-printer");
+            t.setDaemon(true);
+            return t;
+        }));
+        TaskQueue<Job> queue = TaskQueue.open(client, queueName, io.coord.Codec.json(Job.class),
+                QueueOptions.builder().consumerName("child-" + ProcessHandle.current().pid()).build());
+        TaskWorker worker = queue.work(1, claim -> {
+            String task = claim.id().name();
+            out.println("START " + task + " " + claim.token().value());
+            Thread.sleep(workMs / 2 + ThreadLocalRandom.current().nextInt(workMs + 1));
+            String record = "/records/" + task + "-";
+            try {
+                claim.completeWith(List.of(client.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                        .forPath(record, Long.toString(claim.token().value()).getBytes(StandardCharsets.UTF_8))));
+            } catch (ClaimLostException lost) {
+                out.println("LOST " + task + " " + claim.token().value());
+                throw lost;
+            }
+            out.println("DONE " + task + " " + claim.token().value());
+        });
+        out.println("READY");
+        // Runs until killed; stdin closing (the controller went away) also ends it.
+        while (System.in.read() >= 0) {
+            // ignore input
+        }
+        worker.close();
+        queue.close();
+        client.close();
+    }
+
+    private static void printSession(CoordClient client, PrintStream out) {
+        try {
+            ZooKeeper zk = client.curator().getZookeeperClient().getZooKeeper();
+            out.println("SESSION " + Long.toHexString(zk.getSessionId()) + " "
+                    + Base64.getEncoder().encodeToString(zk.getSessionPasswd()) + " " + zk.getSessionTimeout());
+        } catch (Exception e) {
+            out.println("NOSESSION " + e);
+        }
+    }
+}

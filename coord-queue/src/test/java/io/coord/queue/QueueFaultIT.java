@@ -1,0 +1,221 @@
+package io.coord.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coord.CoordClient;
+import io.coord.test.ChildJvm;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import io.coord.test.ZooKeeperExtension;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Consumers in child JVMs, killed (SIGKILL) or expired (server-side session expiry) mid-task, and a
+ * stale consumer paused (SIGSTOP) past its session. The completion record is written in each
+ * completion's own transaction ({@code /records/<task>-<seq>}), so a second accepted completion of
+ * one task would show up as a second record.
+ */
+@Tag("fault")
+class QueueFaultIT {
+    @RegisterExtension
+    @Order(1)
+    static final ZooKeeperExtension ZOOKEEPER = ZooKeeperExtension.single();
+    @RegisterExtension
+    @Order(2)
+    static final QueueServer ZK = QueueServer.on(ZOOKEEPER);
+
+    private static final int TASKS = 2000;
+    private static final int CONSUMERS = 4;
+    /** K = kill -9 of a consumer mid-task, E = its session expired mid-task. */
+    private static final String FAULTS = "KEKKEKEKKE";
+
+    private record Session(long id, byte[] password, int timeoutMs) {
+    }
+
+    @Test
+    void everyTaskIsCompletedExactlyOnceWhileConsumersAreKilledAndExpiredMidTask() throws Exception {
+        CoordClient client = ZK.client();
+        CuratorFramework curator = client.curator();
+        curator.create().creatingParentsIfNeeded().forPath("/records");
+        TaskQueue<Job> queue = ZK.queue(client, "jobs", Job.class, QueueOptions.defaults());
+        List<TaskId> ids = new ArrayList<>();
+        List<Job> batch = new ArrayList<>();
+        for (int i = 0; i < TASKS; i++) {
+            batch.add(new Job("t", i));
+            if (batch.size() == 200) {
+                ids.addAll(queue.enqueueAll(batch));
+                batch.clear();
+            }
+        }
+        assertEquals(TASKS, ids.size());
+
+        Map<Integer, ChildJvm> children = new HashMap<>();
+        Map<Integer, String> lastLine = new HashMap<>();
+        Map<Integer, Session> sessions = new HashMap<>();
+        Map<String, Integer> starts = new TreeMap<>();
+        Map<String, Integer> dones = new TreeMap<>();
+        Random random = new Random(42);
+        int nextId = 0;
+        int kills = 0;
+        int expiries = 0;
+        try {
+            for (int i = 0; i < CONSUMERS; i++) {
+                children.put(nextId++, consumer("4"));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
+            int applied = 0;
+            long lastCheck = 0;
+            while (true) {
+                assertTrue(System.nanoTime() < deadline, "not done within 150 s: " + remaining(curator) + " tasks left, "
+                        + dones.size() + " reported done, faults applied " + applied);
+                String line = null;
+                int child = -1;
+                for (Map.Entry<Integer, ChildJvm> c : children.entrySet()) {
+                    Optional<String> l = c.getValue().readLine(Duration.ZERO);
+                    if (l.isPresent()) {
+                        line = c.getKey() + " " + l.get();
+                        child = c.getKey();
+                        break;
+                    }
+                }
+                if (line == null) {
+                    // nothing pending anywhere: wait a little on one child (bounded), then look again
+                    Map.Entry<Integer, ChildJvm> any = children.entrySet().iterator().next();
+                    Optional<String> l = any.getValue().readLine(Duration.ofMillis(5));
+                    if (l.isPresent()) {
+                        line = any.getKey() + " " + l.get();
+                        child = any.getKey();
+                    }
+                }
+                if (line != null) {
+                    String[] f = line.split(" ");
+                    lastLine.put(child, f[1]);
+                    switch (f[1]) {
+                        case "SESSION" -> sessions.put(child, new Session(Long.parseUnsignedLong(f[2], 16),
+                                Base64.getDecoder().decode(f[3]), Integer.parseInt(f[4])));
+                        case "START" -> starts.merge(f[2], 1, Integer::sum);
+                        case "DONE" -> dones.merge(f[2], 1, Integer::sum);
+                        default -> {
+                        }
+                    }
+                }
+                // Next fault once enough progress was made since the last, on a consumer that is mid-task.
+                if (applied < FAULTS.length() && dones.size() >= (applied + 1) * 150) {
+                    List<Integer> busy = children.keySet().stream()
+                            .filter(c -> "START".equals(lastLine.get(c)) && children.get(c).isAlive()).toList();
+                    if (!busy.isEmpty()) {
+                        int victim = busy.get(random.nextInt(busy.size()));
+                        if (FAULTS.charAt(applied) == 'K') {
+                            children.remove(victim).kill9();
+                            children.put(nextId++, consumer("4"));
+                            kills++;
+                        } else {
+                            Session s = sessions.get(victim);
+                            QueueServer.expireSession(ZK.ensemble().connectString(), s.id(), s.password(), s.timeoutMs());
+                            expiries++;
+                        }
+                        lastLine.remove(victim);
+                        applied++;
+                    }
+                }
+                if (System.nanoTime() - lastCheck > 200_000_000L) {
+                    lastCheck = System.nanoTime();
+                    if (remaining(curator) == 0) {
+                        break;
+                    }
+                }
+            }
+            assertEquals(FAULTS.length(), applied, "every scheduled fault was applied");
+        } finally {
+            children.values().forEach(ChildJvm::close);
+        }
+
+        // Exactly once: one record per task, none missing, none extra.
+        Map<String, Integer> records = new TreeMap<>();
+        for (String r : curator.getChildren().forPath("/records")) {
+            records.merge(r.substring(0, r.lastIndexOf('-')), 1, Integer::sum);
+        }
+        List<String> duplicated = records.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList();
+        assertTrue(duplicated.isEmpty(), "tasks completed more than once: " + duplicated);
+        List<String> missing = ids.stream().map(TaskId::name).filter(n -> !records.containsKey(n)).toList();
+        assertTrue(missing.isEmpty(), "tasks never completed: " + missing);
+        assertEquals(TASKS, records.size());
+        assertTrue(dones.values().stream().allMatch(n -> n == 1), "a task reported DONE twice");
+        assertTrue(queue.deadLetters().isEmpty(), "nothing was dead-lettered: " + queue.deadLetters());
+        assertEquals(0, queue.stats().depth());
+        int extra = starts.values().stream().mapToInt(n -> n - 1).sum();
+        assertTrue(extra <= kills + expiries, "extra executions " + extra + " exceed the " + (kills + expiries) + " faults");
+        System.out.printf("queue fault run: %d tasks, %d kills, %d expiries, %d extra executions, 0 duplicates, 0 lost%n",
+                TASKS, kills, expiries, extra);
+    }
+
+    @Test
+    void aConsumerPausedPastItsSessionCannotCompleteAndTheReclaimerCompletesOnce() throws Exception {
+        CoordClient client = ZK.client();
+        CuratorFramework curator = client.curator();
+        curator.create().creatingParentsIfNeeded().forPath("/records");
+        TaskQueue<Job> queue = ZK.queue(client, "jobs", Job.class, QueueOptions.defaults());
+        TaskId id = queue.enqueue(new Job("slow", 0));
+        ChildJvm stale = consumer("4000");
+        String started = awaitLine(stale, "START", Duration.ofSeconds(30));
+        assertTrue(started.contains(id.name()), started);
+        long staleToken = Long.parseLong(started.split(" ")[2]);
+        stale.pause();
+        try {
+            // Its session (2 s) expires on the server while it is stopped; its claim node goes with it.
+            TaskClaim<Job> fresh = queue.claim(Duration.ofSeconds(15)).orElseThrow(
+                    () -> new AssertionError("the paused consumer's task never came back"));
+            assertEquals(id, fresh.id());
+            assertTrue(fresh.token().value() > staleToken, "the new claim's token is higher");
+            fresh.completeWith(List.of(curator.transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                    .forPath("/records/" + id.name() + "-", Long.toString(fresh.token().value()).getBytes(StandardCharsets.UTF_8))));
+        } finally {
+            stale.resume();
+        }
+        String outcome = awaitLine(stale, "LOST", Duration.ofSeconds(30));
+        assertTrue(outcome.contains(id.name()), "the stale consumer's completion was refused: " + outcome);
+        List<String> records = curator.getChildren().forPath("/records");
+        assertEquals(1, records.size(), "exactly one completion record: " + records);
+        assertEquals(Optional.empty(), queue.claim(Duration.ofMillis(200)).map(TaskClaim::id));
+        assertTrue(queue.deadLetters().isEmpty());
+    }
+
+    /** A consumer in a child JVM (see {@link ConsumerMain}), closed after the test. */
+    private static ChildJvm consumer(String workMs) {
+        return ZK.track(ChildJvm.start(ConsumerMain.class.getName(), ZK.ensemble().connectString(), ZK.namespace(), "jobs", workMs));
+    }
+
+    private static String awaitLine(ChildJvm child, String kind, Duration budget) {
+        long deadline = System.nanoTime() + budget.toNanos();
+        while (System.nanoTime() < deadline) {
+            Optional<String> line = child.readLine(Duration.ofMillis(100));
+            if (line.isPresent() && line.get().startsWith(kind + " ")) {
+                return line.get();
+            }
+        }
+        throw new AssertionError("no " + kind + " line from " + child + " within " + budget + child.stderrTail());
+    }
+
+    private static int remaining(CuratorFramework curator) {
+        try {
+            return curator.checkExists().forPath("/queues/jobs/tasks").getNumChildren();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.coord.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coord.ConfigurationException;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** Options and task specs fail early, naming the bad value; records and ids validate themselves. */
+class QueueOptionsTest {
+    @Test
+    void defaultsAreTheDocumentedOnes() {
+        QueueOptions o = QueueOptions.defaults();
+        assertEquals(64 * 1024, o.maxTaskBytes());
+        assertEquals(3, o.maxRetries());
+        assertEquals(Duration.ofSeconds(1), o.backoffBase());
+        assertEquals(Duration.ofMinutes(5), o.backoffMax());
+        assertEquals(1, o.lanes());
+        assertEquals(10_000, o.depthCap());
+        assertTrue(o.consumerName().contains("@"), o.consumerName());
+    }
+
+    @Test
+    void eachOptionMaySetOnceAndBadValuesFailNamingThem() {
+        ConfigurationException twice = assertThrows(ConfigurationException.class,
+                () -> QueueOptions.builder().lanes(2).lanes(3));
+        assertTrue(twice.getMessage().contains("lanes"), twice.getMessage());
+        assertTrue(assertThrows(ConfigurationException.class, () -> QueueOptions.builder().maxRetries(-1))
+                .getMessage().contains("-1"));
+        assertTrue(assertThrows(ConfigurationException.class, () -> QueueOptions.builder().depthCap(60_000).build())
+                .getMessage().contains("60000"));
+        assertThrows(ConfigurationException.class, () -> QueueOptions.builder().lanes(0).build());
+        assertThrows(ConfigurationException.class, () -> QueueOptions.builder().maxTaskBytes(2_000_000).build());
+        assertThrows(ConfigurationException.class,
+                () -> QueueOptions.builder().backoff(Duration.ofSeconds(5), Duration.ofSeconds(1)).build());
+        assertThrows(ConfigurationException.class, () -> QueueOptions.builder().backoffJitter(2).build());
+    }
+
+    @Test
+    void toBuilderDerivesAVariantThatMayChangeEachSettingOnceMore() {
+        QueueOptions base = QueueOptions.builder().lanes(2).maxRetries(5).build();
+        QueueOptions derived = base.toBuilder().lanes(4).build();
+        assertEquals(4, derived.lanes());
+        assertEquals(5, derived.maxRetries());
+    }
+
+    @Test
+    void badTaskSpecsAreRejectedAsTaskRejected() {
+        assertTrue(assertThrows(TaskRejectedException.class, () -> TaskSpec.defaults().maxRetries(-3))
+                .getMessage().contains("-3"));
+        assertThrows(TaskRejectedException.class, () -> TaskSpec.defaults().lane(-1));
+        assertThrows(TaskRejectedException.class, () -> TaskSpec.defaults().idempotencyKey("a/b"));
+        assertThrows(TaskRejectedException.class, () -> TaskSpec.defaults().idempotencyKey(""));
+        assertThrows(TaskRejectedException.class, () -> TaskSpec.defaults().idempotencyKey("k".repeat(201)));
+        TaskSpec ok = TaskSpec.defaults().lane(1).notBefore(Instant.EPOCH).idempotencyKey("order-1").maxRetries(0);
+        assertEquals(1, ok.lane());
+        assertEquals(0, ok.maxRetries());
+        assertNull(TaskSpec.defaults().maxRetries());
+    }
+
+    @Test
+    void taskIdsAreTaskNodeNames() {
+        assertEquals(42, new TaskId("task-0000000042").sequence());
+        assertThrows(IllegalArgumentException.class, () -> new TaskId("job-0000000042"));
+        assertThrows(IllegalArgumentException.class, () -> new TaskId("task-42"));
+        assertThrows(RuntimeException.class, () -> new TaskId("task/0000000042"));
+        assertTrue(new TaskId("task-0000000002").compareTo(new TaskId("task-0000000010")) < 0);
+    }
+
+    @Test
+    void aTaskNamesItsClaimerExactlyWhenProcessing() {
+        TaskId id = new TaskId("task-0000000001");
+        assertThrows(IllegalArgumentException.class, () -> new Task<>(id, Task.State.PROCESSING, "p", 0, Instant.EPOCH, null,
+                0, 1, 3, null, null, null));
+        assertThrows(IllegalArgumentException.class, () -> new Task<>(id, Task.State.PENDING, "p", 0, Instant.EPOCH, null,
+                0, 1, 3, null, "w1", Instant.EPOCH));
+    }
+
+    @Test
+    void lastErrorIsCutToItsLimit() {
+        String cut = TaskRecord.cut("e".repeat(10_000));
+        assertTrue(cut.length() <= TaskRecord.MAX_ERROR_LENGTH, "length " + cut.length());
+        assertTrue(cut.endsWith("[10000 chars]"), cut.substring(cut.length() - 30));
+        assertEquals("(no reason given)", TaskRecord.cut(null));
+    }
+}

@@ -1,0 +1,117 @@
+package io.coord.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coord.ConnectionLostException;
+import io.coord.CoordClient;
+import io.coord.CoordSettings;
+import io.coord.test.LeakCheckExtension;
+import java.time.Duration;
+import java.util.List;
+import org.apache.zookeeper.CreateMode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Fault F10 on the queue's own transactions: the server applies a transaction but the reply is
+ * lost, so the client retries it. Each retry must recognize its own earlier commit: no duplicate
+ * task, no second claim, no second completion.
+ */
+class ReplyLossIT {
+    @RegisterExtension
+    static final LeakCheckExtension LEAKS = LeakCheckExtension.threads();
+
+    private MultiReplyLossServer server;
+    private CoordClient client;
+    private TaskQueue<Job> queue;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = MultiReplyLossServer.start();
+        client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString())
+                .sessionTimeout(Duration.ofSeconds(5)).connectionTimeout(Duration.ofSeconds(10)).build());
+        queue = TaskQueue.open(client, "jobs", io.coord.Codec.json(Job.class), QueueOptions.defaults());
+        client.curator().create().forPath("/records");
+    }
+
+    @AfterEach
+    void stop() {
+        if (queue != null) {
+            queue.close();
+        }
+        if (client != null) {
+            client.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** The enqueue either returns (the retry found its own task) or is indeterminate; a keyed retry settles it. */
+    private TaskId enqueueRetrying(Job job, String key) {
+        for (int i = 0; ; i++) {
+            try {
+                return queue.enqueue(job, key);
+            } catch (ConnectionLostException e) {
+                assertTrue(i < 10, "the connection never came back");
+            }
+        }
+    }
+
+    @Test
+    void aKeyedEnqueueWhoseReplyWasLostAddsTheTaskOnce() throws Exception {
+        server.dropNextMultiReply();
+        TaskId id = enqueueRetrying(new Job("once", 1), "order-1");
+        assertEquals(1, server.droppedReplies(), "the fault fired");
+        assertEquals(List.of(id), queue.tasks().stream().map(Task::id).toList(), "exactly one task");
+        assertEquals(id, enqueueRetrying(new Job("once", 1), "order-1"), "a later retry by the caller finds it too");
+        assertEquals(1, queue.tasks().size());
+    }
+
+    @Test
+    void anUnkeyedEnqueueWhoseReplyWasLostIsNotDuplicatedByTheClientsOwnRetry() throws Exception {
+        server.dropNextMultiReply();
+        TaskId id;
+        try {
+            id = queue.enqueue(new Job("auto", 1));
+        } catch (ConnectionLostException indeterminate) {
+            id = null; // the retry could not run in time: the task may exist, but only once
+        }
+        assertEquals(1, server.droppedReplies());
+        List<Task<Job>> tasks = queue.tasks();
+        assertEquals(1, tasks.size(), "the transaction retried after the lost reply found its own key: " + tasks);
+        if (id != null) {
+            assertEquals(id, tasks.get(0).id());
+        }
+    }
+
+    @Test
+    void aBatchWhoseReplyWasLostIsAddedOnceAndItsIdsAreFound() throws Exception {
+        server.dropNextMultiReply();
+        List<TaskId> ids = queue.enqueueAll(List.of(new Job("b", 0), new Job("b", 1), new Job("b", 2)));
+        assertEquals(1, server.droppedReplies());
+        assertEquals(ids, queue.tasks().stream().map(Task::id).toList());
+    }
+
+    @Test
+    void aClaimWhoseReplyWasLostIsAdoptedAndACompletionWhoseReplyWasLostCountsOnce() throws Exception {
+        TaskId id = queue.enqueue(new Job("c", 0));
+        server.dropNextMultiReply();
+        TaskClaim<Job> claim = queue.claim(Duration.ofSeconds(15)).orElseThrow();
+        assertEquals(1, server.droppedReplies(), "the claim's reply was lost");
+        assertEquals(id, claim.id());
+        assertEquals(1, claim.deliveries(), "one claim, not two");
+        assertEquals(client.curator().checkExists().forPath(claim.token().node().value()).getCzxid(), claim.token().value());
+
+        server.dropNextMultiReply();
+        claim.completeWith(List.of(client.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                .forPath("/records/" + id.name() + "-")));
+        assertEquals(2, server.droppedReplies(), "the completion's reply was lost");
+        assertEquals(1, client.curator().getChildren().forPath("/records").size(), "completed exactly once");
+        assertTrue(queue.tasks().isEmpty());
+        assertTrue(queue.deadLetters().isEmpty());
+    }
+}
