@@ -21,6 +21,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -280,10 +281,92 @@ final class BarrierStore {
         return zk.translate(KeeperException.create(code(event), event.getPath() == null ? path.value() : event.getPath()), path);
     }
 
-    /** Creates a seat (ephemeral-sequential, not protected: the caller's unique name is its protection). */
-    CompletableFuture<CuratorEvent> createSeat(Generation g, String name) {
+    /**
+     * Takes a seat: one transaction that bumps the members node's data version (every arrival
+     * does, so a member that read the seats can tell, by compare-and-set, that nobody arrived
+     * since) and creates the seat (ephemeral-sequential; not protected: the caller's unique name is
+     * its protection). The seat's czxid is the transaction's zxid: the set's {@code mzxid}.
+     */
+    CompletableFuture<CuratorEvent> takeSeat(Generation g, String name) {
         CoordPath base = g.members().child(name);
-        return async(base, cb -> curator().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).inBackground(cb).forPath(base.value(), new byte[0]));
+        List<CuratorOp> ops = List.of(
+                op(() -> curator().transactionOp().setData().forPath(g.members().value(), new byte[0])),
+                op(() -> curator().transactionOp().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(base.value(), new byte[0])));
+        return async(base, cb -> curator().transaction().inBackground(cb).forOperations(ops));
+    }
+
+    /** A seat just made: its node name and czxid. */
+    record Taken(String node, long czxid) {
+    }
+
+    /** The seat from a {@link #takeSeat} (or {@link #tryComplete}) answer. */
+    static Taken taken(List<CuratorTransactionResult> results) {
+        long czxid = -1;
+        String node = null;
+        for (CuratorTransactionResult r : results) {
+            if (r.getType() == org.apache.curator.framework.api.transaction.OperationType.SET_DATA && czxid < 0) {
+                czxid = r.getResultStat().getMzxid();
+            } else if (r.getType() == org.apache.curator.framework.api.transaction.OperationType.CREATE
+                    && r.getForPath().contains("/" + Generation.MEMBERS + "/")) {
+                String path = r.getResultPath();
+                node = path.substring(path.lastIndexOf('/') + 1);
+            }
+        }
+        if (node == null || czxid < 0) {
+            throw new IllegalStateException("a seat's transaction answered without its seat: " + results);
+        }
+        return new Taken(node, czxid);
+    }
+
+    /**
+     * The arrival that completes the count, in one transaction: nobody else arrived since
+     * {@code membersVersion} was read, the other {@code parties - 1} seats still exist, our seat
+     * is created (so it gets sequence parties-1), and READY is recorded at {@code rootVersion}
+     * with the ready marker. Null if any of it no longer holds (then join the ordinary way).
+     */
+    List<CuratorTransactionResult> tryComplete(Generation g, GenerationRecord open, int rootVersion, int membersVersion,
+                                               List<Seat> others, String name, long seq) throws InterruptedException {
+        CoordPath base = g.members().child(name);
+        List<CuratorOp> ops = new ArrayList<>();
+        ops.add(op(() -> curator().transactionOp().setData().withVersion(membersVersion).forPath(g.members().value(), new byte[0])));
+        List<String> admitted = new ArrayList<>();
+        for (Seat seat : others) {
+            admitted.add(seat.node());
+            ops.add(op(() -> curator().transactionOp().check().forPath(g.seat(seat.node()).value())));
+        }
+        admitted.add(name + String.format("%010d", seq));
+        ops.add(op(() -> curator().transactionOp().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(base.value(), new byte[0])));
+        byte[] data = RECORDS.encode(root, open.ready());
+        byte[] list = READY_RECORDS.encode(g.marker(Generation.READY), new ReadyRecord(admitted));
+        ops.add(op(() -> curator().transactionOp().setData().withVersion(rootVersion).forPath(root.value(), data)));
+        ops.add(op(() -> curator().transactionOp().create().forPath(g.marker(Generation.READY).value(), list)));
+        Payloads.checkTransaction(ops, Payloads.TRANSACTION_LIMIT);
+        try {
+            return zk.call(root, () -> curator().transaction().forOperations(ops));
+        } catch (CoordException e) {
+            Throwable c = e.getCause();
+            if (c instanceof KeeperException.BadVersionException || c instanceof KeeperException.NoNodeException
+                    || c instanceof KeeperException.NodeExistsException) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The last member's leave, in one transaction: our seat is still ours (the fence), we leave
+     * (our left marker) and DONE is recorded at {@code readyVersion} with the done marker. False if
+     * the record moved (the generation broke) or our seat is gone.
+     */
+    boolean tryLeaveLast(Generation g, CoordPath seat, GenerationRecord ready, int readyVersion, long seq, String memberId)
+            throws InterruptedException {
+        byte[] data = RECORDS.encode(root, ready.done());
+        return commit(List.of(
+                op(() -> curator().transactionOp().check().forPath(seat.value())),
+                op(() -> curator().transactionOp().create().forPath(g.leftMarker(seq).value(), memberId.getBytes(StandardCharsets.UTF_8))),
+                op(() -> curator().transactionOp().setData().withVersion(readyVersion).forPath(root.value(), data)),
+                op(() -> curator().transactionOp().create().forPath(g.marker(Generation.DONE).value(), data))),
+                "record DONE of generation " + ready.generation() + " while leaving last");
     }
 
     CompletableFuture<CuratorEvent> readMembersAsync(CuratorFramework via, Generation g, Watcher childWatcher) {
@@ -308,6 +391,11 @@ final class BarrierStore {
         }
         Stat stat = event.getStat();
         return Members.parse(event.getChildren(), stat.getCversion(), stat.getNumChildren());
+    }
+
+    /** The members node's data version in a {@link #readMembersAsync} event (it counts arrivals). */
+    static int membersVersion(CuratorEvent event) {
+        return event.getStat().getVersion();
     }
 
     /** The root from a {@link #readRootAsync} event; null if there is none. */

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
@@ -109,28 +110,59 @@ final class Entering extends Waiting {
                     }
                 }
                 Generation g = new Generation(store.root(), guess);
-                String unique = UUID.randomUUID().toString().replace("-", "");
-                CompletableFuture<CuratorEvent> created = store.createSeat(g, Generation.seatName(barrier.memberId(), unique));
-                CompletableFuture<CuratorEvent> listed = store.readMembersAsync(watching, g, null);
+                // Look first, in one round trip: the root (which also sets the decision watch) and the seats.
                 CompletableFuture<CuratorEvent> rooted = store.readRootAsync(watching, signal);
-                CuratorEvent answer = BarrierStore.await(created, giveUp, g.members());
+                CompletableFuture<CuratorEvent> listed = store.readMembersAsync(watching, g, null);
+                Root root = store.root(BarrierStore.await(rooted, giveUp, store.root()));
+                CuratorEvent seats = BarrierStore.await(listed, giveUp, g.members());
+                if (root == null || root.record().generation() != guess || root.record().phase() != Phase.OPEN
+                        || BarrierStore.code(seats) == KeeperException.Code.NONODE) {
+                    guess = -1; // not the open generation (yet, or any more): read the root again
+                    continue;
+                }
+                Members before = store.members(seats, g);
+                String unique = UUID.randomUUID().toString().replace("-", "");
+                String name = Generation.seatName(barrier.memberId(), unique);
+                long session = store.zk().liveSession().id();
+                pending = g; // from here until an answer, the seat may exist: find it by its unique name
+                pendingUnique = unique;
+                if (root.record().parties() == barrier.parties() && completes(before)) {
+                    // Our arrival completes the count: take the seat and record READY in one transaction.
+                    List<CuratorTransactionResult> done = store.tryComplete(g, root.record(), root.version(),
+                            BarrierStore.membersVersion(seats), List.copyOf(before.present().values()), name, barrier.parties() - 1);
+                    if (done != null) {
+                        pendingUnique = null;
+                        BarrierStore.Taken t = BarrierStore.taken(done);
+                        seat = barrier.seat(g, t.node(), t.czxid(), session);
+                        readyVersion = root.version() + 1;
+                        view = new View(root.record().ready(), readyVersion, 0);
+                        members = null;
+                        return;
+                    }
+                    // someone else arrived (or a seat went) since we looked: take a seat the ordinary way
+                }
+                CompletableFuture<CuratorEvent> taking = store.takeSeat(g, name);
+                CompletableFuture<CuratorEvent> relisted = store.readMembersAsync(watching, g, null);
+                CompletableFuture<CuratorEvent> rerooted = store.readRootAsync(watching, signal);
+                CuratorEvent answer = BarrierStore.await(taking, giveUp, g.members());
                 KeeperException.Code code = BarrierStore.code(answer);
+                if (code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT) {
+                    throw store.failure(answer, g.members()); // pending: adopted (or not) on the next pass
+                }
+                pendingUnique = null;
                 if (code == KeeperException.Code.NONODE) {
-                    guess = -1; // not open (yet, or any more): read the root
+                    guess = -1; // the generation went in the meantime
                     continue;
                 }
                 if (code != KeeperException.Code.OK) {
-                    if (code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT) {
-                        pending = g; // the seat may exist: find it by its unique name before anything else
-                        pendingUnique = unique;
-                    }
                     throw store.failure(answer, g.members());
                 }
-                seat = barrier.seat(g, name(answer.getName()), answer.getStat());
-                if (readBatch(g, listed, rooted)) {
+                BarrierStore.Taken t = BarrierStore.taken(answer.getOpResults());
+                seat = barrier.seat(g, t.node(), t.czxid(), session);
+                if (readBatch(g, relisted, rerooted)) {
                     return;
                 }
-                seat.close(); // the guess was stale: this generation is not the open one
+                seat.close(); // decided (or moved on) between our look and our seat: look again
                 seat = null;
                 guess = -1;
             } catch (ConnectionLostException | SessionExpiredException e) {
@@ -161,6 +193,20 @@ final class Entering extends Waiting {
             members = m.present().containsKey(seat.sequence()) && seat.sequence() != 0 ? m : null;
         } catch (CoordException e) {
             members = null;
+        }
+        return true;
+    }
+
+    /** Whether one more seat completes the count: seats 0 .. parties-2 are there, and nothing was ever deleted. */
+    private boolean completes(Members before) {
+        int parties = barrier.parties();
+        if (before.deletions() != 0 || !before.left().isEmpty() || before.present().size() != parties - 1) {
+            return false;
+        }
+        for (long s = 0; s < parties - 1; s++) {
+            if (!before.present().containsKey(s)) {
+                return false;
+            }
         }
         return true;
     }

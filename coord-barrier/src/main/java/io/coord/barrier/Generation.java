@@ -22,7 +22,10 @@ import java.util.TreeSet;
  * /barriers/{name}/{generation}/broken          persistent: the generation broke (data: the record)
  * </pre>
  * A left marker sits beside the seats so that one listing shows who is in, who left and who
- * vanished; it is persistent because a member that left and then died has still left.
+ * vanished; it is persistent because a member that left and then died has still left. Every
+ * arrival also bumps the {@code members} node's data version, in the transaction that creates its
+ * seat: the member whose arrival completes the count checks that version to know nobody arrived
+ * since it looked, and creates its seat and records READY in one transaction.
  */
 record Generation(CoordPath root, long number) {
     static final String BARRIERS = "barriers";

@@ -58,6 +58,9 @@ final class Leaving extends Waiting {
             try {
                 if (batch) {
                     batch = false;
+                    if (leaveLast(seat, g)) {
+                        return;
+                    }
                     CompletableFuture<CuratorEvent> leaving = store.leave(g, seat.node(), seat.readyVersion(), mine, barrier.memberId());
                     CompletableFuture<CuratorEvent> listed = store.readMembersAsync(watching, g, null);
                     CompletableFuture<CuratorEvent> rooted = store.readRootAsync(watching, signal);
@@ -138,6 +141,28 @@ final class Leaving extends Waiting {
                 members = null;
             }
         }
+    }
+
+    /**
+     * Looks first (the seats and the root, one round trip; the root read also sets the decision
+     * watch). If every other party has left, our leave is the last one: leave and record DONE in
+     * one transaction. False when that is not so (or someone else got there first).
+     */
+    private boolean leaveLast(BarrierSeat seat, Generation g) throws InterruptedException {
+        CompletableFuture<CuratorEvent> listed = store.readMembersAsync(watching, g, null);
+        CompletableFuture<CuratorEvent> rooted = store.readRootAsync(watching, signal);
+        Root root = store.root(BarrierStore.await(rooted, giveUp, store.root()));
+        Members before = store.members(BarrierStore.await(listed, giveUp, g.members()), g);
+        if (root == null || root.record().generation() != g.number() || root.record().phase() != Phase.READY
+                || root.version() != seat.readyVersion() || before.left().contains(seat.sequence())) {
+            return false;
+        }
+        for (long s = 0; s < barrier.parties(); s++) {
+            if (s != seat.sequence() && !before.left().contains(s)) {
+                return false;
+            }
+        }
+        return store.tryLeaveLast(g, seat.node(), root.record(), root.version(), seat.sequence(), barrier.memberId());
     }
 
     /** Whether the marker's transaction left us out: true (in place), false (not: read again), null (unknown). */

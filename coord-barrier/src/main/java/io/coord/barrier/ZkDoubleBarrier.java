@@ -167,18 +167,26 @@ final class ZkDoubleBarrier implements DoubleBarrier {
         nextGuess = generation;
     }
 
-    /** A seat from a create's answer: checks that our current session owns it, then starts its lease. */
+    /** A seat found again (after a lost answer): checks that our current session owns it, then starts its lease. */
     BarrierSeat seat(Generation g, String node, org.apache.zookeeper.data.Stat stat) {
+        return seat(g, node, stat.getCzxid(), stat.getEphemeralOwner());
+    }
+
+    /**
+     * A seat made by session {@code owner}: checks that it is our current session, then starts its
+     * lease (token: the seat's czxid).
+     */
+    BarrierSeat seat(Generation g, String node, long czxid, long owner) {
         io.coord.internal.ZkSession session = zk.sessions().current();
         CoordPath path = g.seat(node);
-        if (session == null || session.id() != stat.getEphemeralOwner() || session.state().isTerminal()) {
+        if (session == null || session.id() != owner || session.state().isTerminal()) {
             // made by a session we no longer hold: it vanishes with that session (and the
             // generation notices); never adopt it
             throw new io.coord.SessionExpiredException("seat " + path + " belongs to session 0x"
-                    + Long.toHexString(stat.getEphemeralOwner()) + ", which has ended");
+                    + Long.toHexString(owner) + ", which has ended");
         }
         long seq = Generation.parseSeat(node).orElseThrow(() -> new IllegalStateException("unexpected seat name " + path)).seq();
-        NodeLease lease = new NodeLease(zk, session, new io.coord.FencingToken(stat.getCzxid(), path));
+        NodeLease lease = new NodeLease(zk, session, new io.coord.FencingToken(czxid, path));
         return new BarrierSeat(this, lease, g.number(), seq);
     }
 

@@ -7,8 +7,9 @@
  * <ul>
  *   <li><b>All or nothing.</b> {@code enter} returns only after all parties entered,
  *       {@code leave} only after all left. Each phase of each generation is decided once, by one
- *       ZooKeeper transaction that compare-and-sets the barrier's root record: the member that
- *       completes the count records READY, and any member that sees a failure records BROKEN;
+ *       ZooKeeper transaction that compare-and-sets the barrier's root record: the member whose
+ *       arrival completes the count records READY (in the same transaction as its seat when it
+ *       can), and any member that sees a failure records BROKEN;
  *       only one of the two can commit. Every waiter returns according to the recorded decision,
  *       read again after every watch event and after every reconnect — an event alone, a spurious
  *       wake-up or a reconnect never decides anything. So either every waiter of a phase is let
@@ -31,7 +32,8 @@
  * <pre>
  * /barriers/{name}                                   persistent; data: the current generation's record (JSON)
  * /barriers/{name}/{generation}                      persistent, 10 digits
- * /barriers/{name}/{generation}/members/_c_{uuid}-m-{memberId}-{seq}   ephemeral-sequential: one seat
+ * /barriers/{name}/{generation}/members                        persistent; data version = arrivals so far
+ * /barriers/{name}/{generation}/members/m-{memberId}-{unique}-{seq}     ephemeral-sequential: one seat
  * /barriers/{name}/{generation}/members/left-{seq}   persistent: seat {seq} left
  * /barriers/{name}/{generation}/ready                persistent: all entered (data: the admitted seats)
  * /barriers/{name}/{generation}/done                 persistent: all left

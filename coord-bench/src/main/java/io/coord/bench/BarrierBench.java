@@ -41,8 +41,12 @@ final class BarrierBench implements Benchmark {
     /** Cycles per round and side (the {@code --ops} option overrides it). */
     static final int DEFAULT_CYCLES = 3;
     private static final Duration WAIT = Duration.ofSeconds(60);
-    /** After the server shows every other member waiting, this much more before the last one arrives: both sides alike. */
-    private static final long SETTLE_MS = 30;
+    /**
+     * After the server shows every other member waiting, this much more before the last one
+     * arrives, both sides alike: the figure is the release, not the tail of the others' arrival
+     * (their watches, leases, JIT and GC work), which otherwise spills into it on a loaded machine.
+     */
+    private static final long SETTLE_MS = 250;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Override
