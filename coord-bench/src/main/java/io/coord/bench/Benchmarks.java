@@ -12,14 +12,19 @@ public final class Benchmarks {
 
     /** Every benchmark, in run order. */
     public static List<Benchmark> all() {
-        return List.of(
+        return java.util.stream.Stream.of(List.of(
                 new CreateDeleteBench(),
                 new AsyncCreateBench(),
                 new GetDataBench(),
                 new NamingBench.Sequence(), new NamingBench.Blocks(), new NamingBench.Resolve(),
                 new ElectionFailoverBench(),
                 new ElectionExpiryBench(),
-                new QueueBench());
+                new MembershipBench(),
+                new QueueBench(),
+                new BarrierBench(),
+                new ConfigPropagationBench()),
+                LockBench.all())
+                .flatMap(List::stream).toList();
     }
 
     /**

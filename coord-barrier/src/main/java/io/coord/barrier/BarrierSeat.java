@@ -1,0 +1,172 @@
+package io.coord.barrier;
+
+import io.coord.CoordPath;
+import io.coord.CoordSession;
+import io.coord.FencingToken;
+import io.coord.Lease;
+import io.coord.LeaseListener;
+import io.coord.LeaseState;
+import io.coord.Registration;
+import io.coord.internal.NodeLease;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.WatcherRemoveCuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * One member's place in one generation of a double barrier, from {@link DoubleBarrier#enter} until
+ * {@link #leave} (or {@link #close()}). A {@link Lease} on the member's ephemeral seat node: its
+ * token is the seat's czxid, and it goes LOST when the member's session ends, which is also how
+ * the other members notice a crash.
+ *
+ * <p>{@link #close()} without {@link #leave} abandons the generation: the seat disappears without
+ * a left marker, and the members waiting in {@code leave} get
+ * {@link io.coord.BarrierBrokenException} naming this member. After {@link #leave} returns, the
+ * seat is already released and {@code close()} does nothing.
+ */
+public final class BarrierSeat implements Lease {
+    private final ZkDoubleBarrier barrier;
+    private final NodeLease lease;
+    private final long generation;
+    private final long sequence;
+    private final AtomicBoolean leaving = new AtomicBoolean();
+    /** The root's version once READY was recorded: leaving is guarded by it; -1 if unknown. */
+    private volatile int readyVersion = -1;
+    private volatile WatcherRemoveCuratorFramework watches;
+
+    BarrierSeat(ZkDoubleBarrier barrier, NodeLease lease, long generation, long sequence) {
+        this.barrier = barrier;
+        this.lease = lease;
+        this.generation = generation;
+        this.sequence = sequence;
+    }
+
+    /** The barrier's name. */
+    public String barrier() {
+        return barrier.name();
+    }
+
+    /** The generation (round) this seat belongs to: 1, 2, ... */
+    public long generation() {
+        return generation;
+    }
+
+    /** This member's arrival order in its generation (0 = first). */
+    public long sequence() {
+        return sequence;
+    }
+
+    public String memberId() {
+        return barrier.memberId();
+    }
+
+    /**
+     * Leaves the generation and waits until all parties have left, at most {@code timeout}.
+     * <ul>
+     *   <li>Connection SUSPENDED: waits for the reconnect, then reads the state again.
+     *   <li>Seat LOST before leaving (the session ended): the generation breaks, naming this member.
+     *   <li>Timeout or interrupt: the generation breaks for everyone still waiting, unless all had
+     *       left already, in which case it returns (interrupt flag set).
+     * </ul>
+     *
+     * @throws io.coord.BarrierBrokenException the generation broke (a member failed, timed out or
+     *                                         was interrupted)
+     * @throws IllegalStateException           {@code leave} was already called on this seat
+     */
+    public void leave(Duration timeout) throws InterruptedException {
+        if (!leaving.compareAndSet(false, true)) {
+            throw new IllegalStateException("seat " + this + " has already left (or is leaving)");
+        }
+        barrier.leave(this, timeout);
+    }
+
+    NodeLease lease() {
+        return lease;
+    }
+
+    int readyVersion() {
+        return readyVersion;
+    }
+
+    void readyVersion(int version) {
+        readyVersion = version;
+    }
+
+    /** Watches set while entering, removed when the seat closes. */
+    void removeOnClose(WatcherRemoveCuratorFramework entered) {
+        watches = entered;
+    }
+
+    @Override
+    public FencingToken token() {
+        return lease.token();
+    }
+
+    @Override
+    public CoordPath node() {
+        return lease.node();
+    }
+
+    @Override
+    public LeaseState state() {
+        return lease.state();
+    }
+
+    @Override
+    public CoordSession session() {
+        return lease.session();
+    }
+
+    @Override
+    public void checkValid() {
+        lease.checkValid();
+    }
+
+    @Override
+    public CompletableFuture<LeaseState> ended() {
+        return lease.ended();
+    }
+
+    @Override
+    public Registration addListener(LeaseListener listener, Executor executor) {
+        return lease.addListener(listener, executor);
+    }
+
+    @Override
+    public CuratorOp fenceCheck() {
+        return lease.fenceCheck();
+    }
+
+    @Override
+    public Stat guardedSetData(CoordPath target, byte[] data) {
+        return lease.guardedSetData(target, data);
+    }
+
+    @Override
+    public List<CuratorTransactionResult> guardedTransaction(List<CuratorOp> ops) {
+        return lease.guardedTransaction(ops);
+    }
+
+    /** Releases the seat (deletes its node). Idempotent. Before {@link #leave}, this abandons the generation. */
+    @Override
+    public void close() {
+        lease.close();
+        barrier.forget(this);
+        WatcherRemoveCuratorFramework w = watches;
+        if (w != null) {
+            watches = null;
+            w.removeWatchers();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "BarrierSeat[" + barrier.name() + " generation " + generation + " #" + sequence + " " + barrier.memberId()
+                + " " + lease.state() + "]";
+    }
+}

@@ -1,0 +1,328 @@
+package io.coord.barrier;
+
+import io.coord.BarrierBrokenException;
+import io.coord.ConnectionLostException;
+import io.coord.CoordException;
+import io.coord.CoordTimeoutException;
+import io.coord.SessionExpiredException;
+import io.coord.barrier.BarrierRule.Action;
+import io.coord.barrier.BarrierRule.Cause;
+import io.coord.barrier.BarrierRule.Step;
+import io.coord.barrier.BarrierStatus.Phase;
+import io.coord.barrier.BarrierStore.Root;
+import io.coord.barrier.BarrierStore.View;
+import io.coord.barrier.Generation.Members;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * One {@code enter}: take a seat in the open generation, then wait until the generation is
+ * decided.
+ *
+ * <p>Taking the seat is one round trip: the create of the seat, a listing of the seats and a read
+ * of the root (which also sets the decision watch) go out back to back on one session, so
+ * ZooKeeper answers them in that order and the listing includes the new seat. The generation to
+ * join is the one after the member's last; only the first {@code enter} of a member (or one after
+ * a failure) reads the root first. A wrong guess costs a retry, never a wrong round: a seat in a
+ * generation that is not the current open one is removed before anything is decided from it.
+ */
+final class Entering extends Waiting {
+    private BarrierSeat seat;
+    private View view;
+    private Members members;
+    private long epoch;
+    /**
+     * The root's version once READY is recorded: the root changes only by decisions (OPEN at v,
+     * READY at v+1, then DONE or BROKEN), so any root read of this generation tells it.
+     */
+    private int readyVersion = -1;
+
+    Entering(ZkDoubleBarrier barrier, Duration timeout) {
+        super(barrier, timeout);
+    }
+
+    BarrierSeat enter() throws InterruptedException {
+        String outcome = "failed";
+        try (Signal s = Signal.open(store.zk())) {
+            signal = s;
+            join();
+            s.follow(seat);
+            awaitEntered();
+            outcome = "released";
+            // Watches still set (on the seat before ours, on the children) fire when this round's
+            // seats go; removing them now would send one request per member at the moment all are
+            // released. The seat removes whatever is left when it closes.
+            seat.removeOnClose(watching);
+            barrier.entered(seat);
+            barrier.guess(seat.generation() + 1);
+            if (cause == Cause.INTERRUPT) {
+                Thread.currentThread().interrupt();
+            }
+            return seat;
+        } catch (InterruptedException | RuntimeException | Error e) {
+            outcome = outcome(e);
+            barrier.guess(-1);
+            if (seat != null) {
+                seat.close();
+            }
+            throw e;
+        } finally {
+            finish("coord.barrier.enter.wait", outcome, "released".equals(outcome));
+        }
+    }
+
+    /** Takes a seat; on return {@link #seat} is set, and {@link #view} / {@link #members} when the batch read them. */
+    private void join() throws InterruptedException {
+        long guess = barrier.guess();
+        Generation pending = null;
+        String pendingUnique = null;
+        while (true) {
+            epoch = signal.epoch();
+            try {
+                if (pendingUnique != null) {
+                    try {
+                        if (adopt(pending, pendingUnique)) {
+                            return;
+                        }
+                        pendingUnique = null;
+                    } catch (SessionExpiredException e) {
+                        pendingUnique = null; // made by a session that has ended: it is gone with it
+                        throw e;
+                    }
+                }
+                if (cause == Cause.TIMEOUT) {
+                    throw new CoordTimeoutException("barrier " + barrier.name() + ": member " + barrier.memberId()
+                            + " could not take a seat within " + timeout + " (no answer from ZooKeeper)");
+                }
+                if (cause == Cause.INTERRUPT) {
+                    throw new InterruptedException("interrupted before taking a seat in barrier " + barrier.name());
+                }
+                if (guess < 0) {
+                    guess = barrier.generationToJoin(store.readRoot(watching, signal));
+                    if (guess < 0) {
+                        continue;
+                    }
+                }
+                Generation g = new Generation(store.root(), guess);
+                // Look first, in one round trip: the root (which also sets the decision watch) and the seats.
+                CompletableFuture<CuratorEvent> rooted = store.readRootAsync(watching, signal);
+                CompletableFuture<CuratorEvent> listed = store.readMembersAsync(watching, g, null);
+                Root root = store.root(BarrierStore.await(rooted, giveUp, store.root()));
+                CuratorEvent seats = BarrierStore.await(listed, giveUp, g.members());
+                if (root == null || root.record().generation() != guess || root.record().phase() != Phase.OPEN
+                        || BarrierStore.code(seats) == KeeperException.Code.NONODE) {
+                    guess = -1; // not the open generation (yet, or any more): read the root again
+                    continue;
+                }
+                Members before = store.members(seats, g);
+                String unique = UUID.randomUUID().toString().replace("-", "");
+                String name = Generation.seatName(barrier.memberId(), unique);
+                long session = store.zk().liveSession().id();
+                pending = g; // from here until an answer, the seat may exist: find it by its unique name
+                pendingUnique = unique;
+                if (root.record().parties() == barrier.parties() && completes(before)) {
+                    // Our arrival completes the count: take the seat and record READY in one transaction.
+                    List<CuratorTransactionResult> done = store.tryComplete(g, root.record(), root.version(),
+                            BarrierStore.membersVersion(seats), List.copyOf(before.present().values()), name, barrier.parties() - 1);
+                    if (done != null) {
+                        pendingUnique = null;
+                        BarrierStore.Taken t = BarrierStore.taken(done);
+                        seat = barrier.seat(g, t.node(), t.czxid(), session);
+                        readyVersion = root.version() + 1;
+                        view = new View(root.record().ready(), readyVersion, 0);
+                        members = null;
+                        return;
+                    }
+                    // someone else arrived (or a seat went) since we looked: take a seat the ordinary way
+                }
+                CompletableFuture<CuratorEvent> taking = store.takeSeat(g, name);
+                CompletableFuture<CuratorEvent> relisted = store.readMembersAsync(watching, g, null);
+                CompletableFuture<CuratorEvent> rerooted = store.readRootAsync(watching, signal);
+                CuratorEvent answer = BarrierStore.await(taking, giveUp, g.members());
+                KeeperException.Code code = BarrierStore.code(answer);
+                if (code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT) {
+                    throw store.failure(answer, g.members()); // pending: adopted (or not) on the next pass
+                }
+                pendingUnique = null;
+                if (code == KeeperException.Code.NONODE) {
+                    guess = -1; // the generation went in the meantime
+                    continue;
+                }
+                if (code != KeeperException.Code.OK) {
+                    throw store.failure(answer, g.members());
+                }
+                BarrierStore.Taken t = BarrierStore.taken(answer.getOpResults());
+                seat = barrier.seat(g, t.node(), t.czxid(), session);
+                if (readBatch(g, relisted, rerooted)) {
+                    return;
+                }
+                seat.close(); // decided (or moved on) between our look and our seat: look again
+                seat = null;
+                guess = -1;
+            } catch (ConnectionLostException | SessionExpiredException e) {
+                awaitReconnect(epoch, e);
+            } catch (InterruptedException e) {
+                interrupted(e);
+            }
+        }
+    }
+
+    /** Reads the batch's listing and root; false if the seat's generation is not the current open (or decided) one. */
+    private boolean readBatch(Generation g, CompletableFuture<CuratorEvent> listed, CompletableFuture<CuratorEvent> rooted)
+            throws InterruptedException {
+        Root root;
+        try {
+            root = store.root(BarrierStore.await(rooted, giveUp, store.root()));
+        } catch (CoordException e) {
+            return true; // the wait loop reads again
+        }
+        if (root == null || root.record().generation() != g.number() || root.record().phase() == Phase.DONE) {
+            return false;
+        }
+        view = new View(root.record(), root.version(), root.mtime());
+        noteRoot(view);
+        try {
+            Members m = store.members(BarrierStore.await(listed, giveUp, g.members()), g);
+            // Seat 0 must watch the children: it reads them again, with the watch.
+            members = m.present().containsKey(seat.sequence()) && seat.sequence() != 0 ? m : null;
+        } catch (CoordException e) {
+            members = null;
+        }
+        return true;
+    }
+
+    /** Whether one more seat completes the count: seats 0 .. parties-2 are there, and nothing was ever deleted. */
+    private boolean completes(Members before) {
+        int parties = barrier.parties();
+        if (before.deletions() != 0 || !before.left().isEmpty() || before.present().size() != parties - 1) {
+            return false;
+        }
+        for (long s = 0; s < parties - 1; s++) {
+            if (!before.present().containsKey(s)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** After a create whose answer was lost: adopts the seat if it was made (by our current session). */
+    private boolean adopt(Generation g, String unique) throws InterruptedException {
+        String node = store.findSeat(g, unique);
+        Stat stat = node == null ? null : store.stat(g.seat(node));
+        if (stat == null) {
+            return false;
+        }
+        seat = barrier.seat(g, node, stat);
+        return true;
+    }
+
+    private static String name(String path) {
+        return path.substring(path.lastIndexOf('/') + 1);
+    }
+
+    private void awaitEntered() throws InterruptedException {
+        Generation g = new Generation(store.root(), seat.generation());
+        long mine = seat.sequence();
+        boolean first = true;
+        while (true) {
+            try {
+                if (view == null) {
+                    view = store.readGeneration(watching, signal, g.number(), barrier.parties());
+                }
+                GenerationRecord record = view.record();
+                if (record.phase() == Phase.OPEN && record.parties() != barrier.parties()) {
+                    breakGeneration(view, mismatch(record), members);
+                } else {
+                    Step step = BarrierRule.enter(record, mine, members, cause);
+                    if (step.action() == Action.READ_MEMBERS) {
+                        members = store.readMembers(watching, g, mine == 0 ? signal : null);
+                        remember(members);
+                        step = BarrierRule.enter(record, mine, members, cause);
+                    }
+                    if (decide(step, g, first)) {
+                        return;
+                    }
+                }
+            } catch (ConnectionLostException | SessionExpiredException e) {
+                awaitReconnect(epoch, e);
+            } catch (InterruptedException e) {
+                interrupted(e);
+            }
+            first = false;
+            view = null;
+            members = null;
+            epoch = signal.epoch();
+        }
+    }
+
+    private Step mismatch(GenerationRecord record) {
+        return Step.breaking("member " + barrier.memberId() + " arrived for " + barrier.parties()
+                + " parties but the generation was opened for " + record.parties(), List.of(seat.sequence()));
+    }
+
+    private void noteRoot(View root) {
+        if (root.version() >= 0 && root.record().generation() == seat.generation()) {
+            if (root.record().phase() == Phase.OPEN) {
+                readyVersion = root.version() + 1;
+            } else if (root.record().phase() == Phase.READY) {
+                readyVersion = root.version();
+            }
+        }
+    }
+
+    /** Carries out one step; true when let through. */
+    private boolean decide(Step step, Generation g, boolean first) throws InterruptedException {
+        switch (step.action()) {
+            case RELEASED -> {
+                // Never having read the root, we only know our own idea of the parties: the READY
+                // list is the word on who was admitted.
+                if (readyVersion < 0 && !store.readAdmitted(g.number()).contains(seat.node().name())) {
+                    throw refused(g);
+                }
+                seat.readyVersion(readyVersion);
+                return true;
+            }
+            case REFUSED -> throw refused(g);
+            case BROKEN -> throw barrier.broken(view.record(), view.mtime(), first ? barrier.lateArrival() : null);
+            case DECIDE_READY -> {
+                View root = forDecision(view);
+                if (root == null) {
+                    return false;
+                }
+                noteRoot(root);
+                if (root.record().parties() != barrier.parties()) {
+                    breakGeneration(root, mismatch(root.record()), members);
+                    return false;
+                }
+                if (store.tryReady(root.record(), root.version(), step.seats())) {
+                    seat.readyVersion(root.version() + 1);
+                    return true;
+                }
+                return false;
+            }
+            case BREAK -> {
+                breakGeneration(view, step, members);
+                return false;
+            }
+            case WAIT -> {
+                if (watchAll(g, step.seats())) {
+                    awaitSignal(epoch);
+                }
+                return false;
+            }
+            default -> throw new IllegalStateException("unexpected step " + step + " in enter");
+        }
+    }
+
+    private BarrierBrokenException refused(Generation g) {
+        return new BarrierBrokenException("barrier " + barrier.name() + " generation " + g.number() + " let its parties through"
+                + " without member " + barrier.memberId() + " (#" + seat.sequence() + "): it was one more than the parties"
+                + " and is refused");
+    }
+}

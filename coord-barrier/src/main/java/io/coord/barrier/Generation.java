@@ -1,0 +1,180 @@
+package io.coord.barrier;
+
+import io.coord.CoordPath;
+import io.coord.internal.SequentialNodes;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Where one generation of one barrier lives, and how its node names read. The layout:
+ * <pre>
+ * /barriers/{name}                              persistent; data = the current generation's record
+ * /barriers/{name}/{generation}                 persistent, 10 digits (0000000007)
+ * /barriers/{name}/{generation}/members/m-{memberId}-{uuid}-{seq}   ephemeral-sequential: a seat
+ * /barriers/{name}/{generation}/members/left-{seq}                      persistent: that seat left
+ * /barriers/{name}/{generation}/ready           persistent: everyone entered (data: the admitted seats)
+ * /barriers/{name}/{generation}/done            persistent: everyone left
+ * /barriers/{name}/{generation}/broken          persistent: the generation broke (data: the record)
+ * </pre>
+ * A left marker sits beside the seats so that one listing shows who is in, who left and who
+ * vanished; it is persistent because a member that left and then died has still left. Every
+ * arrival also bumps the {@code members} node's data version, in the transaction that creates its
+ * seat: the member whose arrival completes the count checks that version to know nobody arrived
+ * since it looked, and creates its seat and records READY in one transaction.
+ */
+record Generation(CoordPath root, long number) {
+    static final String BARRIERS = "barriers";
+    static final String MEMBERS = "members";
+    static final String READY = "ready";
+    static final String DONE = "done";
+    static final String BROKEN = "broken";
+    static final String SEAT_PREFIX = "m-";
+    static final String LEFT_PREFIX = "left-";
+    /** The unique part of a seat's name: 32 hex digits (a random UUID without dashes). */
+    static final int UNIQUE_LENGTH = 32;
+
+    Generation {
+        if (number < 1) {
+            throw new IllegalArgumentException("generation must be >= 1, got " + number);
+        }
+    }
+
+    static CoordPath rootOf(String barrierName) {
+        return CoordPath.of(BARRIERS, barrierName);
+    }
+
+    /** The 10-digit node name of generation {@code number}. */
+    static String nodeName(long number) {
+        return String.format("%010d", number);
+    }
+
+    /** The generation a child of the root stands for, or -1 if it is not a generation node. */
+    static long parseNumber(String child) {
+        if (child.length() != 10) {
+            return -1;
+        }
+        for (int i = 0; i < child.length(); i++) {
+            if (child.charAt(i) < '0' || child.charAt(i) > '9') {
+                return -1;
+            }
+        }
+        return Long.parseLong(child);
+    }
+
+    CoordPath path() {
+        return root.child(nodeName(number));
+    }
+
+    CoordPath members() {
+        return path().child(MEMBERS);
+    }
+
+    CoordPath marker(String marker) {
+        return path().child(marker);
+    }
+
+    CoordPath seat(String nodeName) {
+        return members().child(nodeName);
+    }
+
+    CoordPath leftMarker(long seq) {
+        return members().child(leftName(seq));
+    }
+
+    static String leftName(long seq) {
+        return LEFT_PREFIX + String.format("%010d", seq);
+    }
+
+    /**
+     * The name a member's seat is created with, before ZooKeeper adds the sequence:
+     * {@code m-{memberId}-{unique}-}. The unique part finds the seat again after a create whose
+     * answer was lost (the protection Curator's protected mode gives, in the name's own layout).
+     */
+    static String seatName(String memberId, String unique) {
+        if (unique.length() != UNIQUE_LENGTH) {
+            throw new IllegalArgumentException("unique part must be " + UNIQUE_LENGTH + " characters, got \"" + unique + "\"");
+        }
+        return SEAT_PREFIX + memberId + "-" + unique + "-";
+    }
+
+    /** One seat, read from its node name. */
+    record Seat(String node, String memberId, long seq) {
+        /** How messages name a member: its id and its arrival order. */
+        String label() {
+            return memberId + " (#" + seq + ")";
+        }
+    }
+
+    /** Reads a seat's node name ({@code m-<memberId>-<unique>-<seq>}); empty for anything else. */
+    static Optional<Seat> parseSeat(String node) {
+        long seq = SequentialNodes.sequence(node);
+        // m- + at least one character + - + unique + - + 10 digits
+        int uniqueEnd = node.length() - 11;
+        int uniqueStart = uniqueEnd - UNIQUE_LENGTH;
+        if (seq < 0 || !node.startsWith(SEAT_PREFIX) || uniqueStart - 1 <= SEAT_PREFIX.length()
+                || node.charAt(uniqueEnd) != '-' || node.charAt(uniqueStart - 1) != '-') {
+            return Optional.empty();
+        }
+        for (int i = uniqueStart; i < uniqueEnd; i++) {
+            char c = node.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(new Seat(node, node.substring(SEAT_PREFIX.length(), uniqueStart - 1), seq));
+    }
+
+    /** The seat a left marker stands for, or -1. */
+    static long parseLeft(String node) {
+        if (!node.startsWith(LEFT_PREFIX)) {
+            return -1;
+        }
+        return SequentialNodes.sequence(node);
+    }
+
+    /**
+     * One listing of a generation's {@code members} node: the seats still there (by sequence), the
+     * sequences that left, and how many children were ever deleted. ZooKeeper counts every child
+     * create and delete in the parent's {@code cversion}, so {@code (cversion - numChildren) / 2}
+     * is the number of deletions: a seat that vanished is seen even by a reader that never saw it.
+     */
+    record Members(Map<Long, Seat> present, Set<Long> left, int deletions) {
+        Members {
+            present = Collections.unmodifiableMap(new TreeMap<>(present));
+            left = Collections.unmodifiableSet(new TreeSet<>(left));
+            if (deletions < 0) {
+                throw new IllegalArgumentException("deletions must be >= 0, got " + deletions);
+            }
+        }
+
+        static Members parse(List<String> children, int cversion, int numChildren) {
+            Map<Long, Seat> present = new TreeMap<>();
+            Set<Long> left = new TreeSet<>();
+            for (String child : children) {
+                parseSeat(child).ifPresent(s -> present.put(s.seq(), s));
+                long l = parseLeft(child);
+                if (l >= 0) {
+                    left.add(l);
+                }
+            }
+            return new Members(present, left, Math.max(0, (cversion - numChildren) / 2));
+        }
+
+        /** Arrivals so far: the highest sequence ever seen + 1 (seats that vanished still count as arrived). */
+        long arrivals() {
+            long max = -1;
+            for (long s : present.keySet()) {
+                max = Math.max(max, s);
+            }
+            for (long s : left) {
+                max = Math.max(max, s);
+            }
+            return max + 1;
+        }
+    }
+}

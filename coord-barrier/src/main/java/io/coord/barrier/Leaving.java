@@ -1,0 +1,178 @@
+package io.coord.barrier;
+
+import io.coord.ConnectionLostException;
+import io.coord.CoordException;
+import io.coord.LeaseState;
+import io.coord.SessionExpiredException;
+import io.coord.barrier.BarrierRule.Action;
+import io.coord.barrier.BarrierRule.Cause;
+import io.coord.barrier.BarrierRule.Step;
+import io.coord.barrier.BarrierStatus.Phase;
+import io.coord.barrier.BarrierStore.Root;
+import io.coord.barrier.BarrierStore.View;
+import io.coord.barrier.Generation.Members;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * One {@code leave}: add our left marker, then wait until every party left (DONE) or the
+ * generation broke. The first attempt is one round trip (the marker's transaction, a listing of
+ * the seats and a read of the root, back to back); everything after it reads again after each
+ * wake-up. The seat is released when the call ends, whatever the outcome.
+ */
+final class Leaving extends Waiting {
+    Leaving(ZkDoubleBarrier barrier, Duration timeout) {
+        super(barrier, timeout);
+    }
+
+    void leave(BarrierSeat seat) throws InterruptedException {
+        String outcome = "failed";
+        try (Signal s = Signal.open(store.zk())) {
+            signal = s;
+            s.follow(seat);
+            awaitLeft(seat);
+            outcome = "released";
+            if (cause == Cause.INTERRUPT) {
+                Thread.currentThread().interrupt();
+            }
+        } catch (InterruptedException | RuntimeException | Error e) {
+            outcome = outcome(e);
+            throw e;
+        } finally {
+            seat.close();
+            finish("coord.barrier.leave.wait", outcome, false);
+        }
+    }
+
+    private void awaitLeft(BarrierSeat seat) throws InterruptedException {
+        Generation g = new Generation(store.root(), seat.generation());
+        long mine = seat.sequence();
+        Boolean left = Boolean.FALSE;
+        View view = null;
+        Members members = null;
+        boolean batch = seat.state() == LeaseState.ACQUIRED && seat.readyVersion() >= 0;
+        long epoch = signal.epoch();
+        while (true) {
+            try {
+                if (batch) {
+                    batch = false;
+                    if (leaveLast(seat, g)) {
+                        return;
+                    }
+                    CompletableFuture<CuratorEvent> leaving = store.leave(g, seat.node(), seat.readyVersion(), mine, barrier.memberId());
+                    CompletableFuture<CuratorEvent> listed = store.readMembersAsync(watching, g, null);
+                    CompletableFuture<CuratorEvent> rooted = store.readRootAsync(watching, signal);
+                    left = leftBy(BarrierStore.await(leaving, giveUp, seat.node()), seat);
+                    try {
+                        Root root = store.root(BarrierStore.await(rooted, giveUp, store.root()));
+                        view = root != null && root.record().generation() == g.number() ? new View(root.record(), root.version(), root.mtime()) : null;
+                        members = store.members(BarrierStore.await(listed, giveUp, g.members()), g);
+                        remember(members);
+                    } catch (CoordException e) {
+                        view = null;
+                        members = null;
+                    }
+                }
+                if (view == null) {
+                    view = store.readGeneration(watching, signal, g.number(), barrier.parties());
+                }
+                boolean lost = seat.state() == LeaseState.LOST;
+                if (left == null || (!left && lost && view.record().phase() == Phase.READY)) {
+                    // the marker may be in place although we do not know (lost answer, or lost just after)
+                    members = members != null ? members : store.readMembers(watching, g, null);
+                    left = members.left().contains(mine);
+                }
+                Step step = BarrierRule.leave(view.record(), mine, members, left, lost, cause);
+                if (step.action() == Action.LEAVE) {
+                    if (seat.state() == LeaseState.UNCERTAIN) {
+                        awaitSignal(epoch); // the reconnect (or the loss) wakes us
+                        continue;
+                    }
+                    int version = seat.readyVersion();
+                    if (version < 0) {
+                        View root = forDecision(view);
+                        if (root == null) {
+                            continue;
+                        }
+                        version = root.version();
+                    }
+                    left = leftBy(BarrierStore.await(store.leave(g, seat.node(), version, mine, barrier.memberId()),
+                            giveUp, seat.node()), seat);
+                    if (left == null || !left) {
+                        continue;
+                    }
+                    members = null;
+                    step = BarrierRule.leave(view.record(), mine, null, true, false, cause);
+                }
+                if (step.action() == Action.READ_MEMBERS) {
+                    members = store.readMembers(watching, g, null);
+                    remember(members);
+                    step = BarrierRule.leave(view.record(), mine, members, left, lost, cause);
+                }
+                switch (step.action()) {
+                    case RELEASED -> {
+                        return;
+                    }
+                    case BROKEN -> throw barrier.broken(view.record(), view.mtime(), null);
+                    case DECIDE_DONE -> {
+                        View root = seat.readyVersion() >= 0 ? new View(view.record(), seat.readyVersion(), view.mtime()) : forDecision(view);
+                        if (root != null && store.tryDone(root.record(), root.version())) {
+                            return;
+                        }
+                    }
+                    case BREAK -> breakGeneration(view, step, members);
+                    case WAIT -> {
+                        if (watchAll(g, step.seats())) {
+                            awaitSignal(epoch);
+                        }
+                    }
+                    default -> throw new IllegalStateException("unexpected step " + step + " in leave");
+                }
+            } catch (ConnectionLostException | SessionExpiredException e) {
+                awaitReconnect(epoch, e);
+            } catch (InterruptedException e) {
+                interrupted(e);
+            } finally {
+                // before the next reads: a wake-up from here on is never missed
+                epoch = signal.epoch();
+                view = null;
+                members = null;
+            }
+        }
+    }
+
+    /**
+     * Looks first (the seats and the root, one round trip; the root read also sets the decision
+     * watch). If every other party has left, our leave is the last one: leave and record DONE in
+     * one transaction. False when that is not so (or someone else got there first).
+     */
+    private boolean leaveLast(BarrierSeat seat, Generation g) throws InterruptedException {
+        CompletableFuture<CuratorEvent> listed = store.readMembersAsync(watching, g, null);
+        CompletableFuture<CuratorEvent> rooted = store.readRootAsync(watching, signal);
+        Root root = store.root(BarrierStore.await(rooted, giveUp, store.root()));
+        Members before = store.members(BarrierStore.await(listed, giveUp, g.members()), g);
+        if (root == null || root.record().generation() != g.number() || root.record().phase() != Phase.READY
+                || root.version() != seat.readyVersion() || before.left().contains(seat.sequence())) {
+            return false;
+        }
+        for (long s = 0; s < barrier.parties(); s++) {
+            if (s != seat.sequence() && !before.left().contains(s)) {
+                return false;
+            }
+        }
+        return store.tryLeaveLast(g, seat.node(), root.record(), root.version(), seat.sequence(), barrier.memberId());
+    }
+
+    /** Whether the marker's transaction left us out: true (in place), false (not: read again), null (unknown). */
+    private Boolean leftBy(CuratorEvent answer, BarrierSeat seat) {
+        KeeperException.Code code = BarrierStore.code(answer);
+        return switch (code) {
+            case OK, NODEEXISTS -> Boolean.TRUE;
+            case BADVERSION, NONODE, SESSIONEXPIRED -> Boolean.FALSE;
+            case CONNECTIONLOSS, OPERATIONTIMEOUT -> null;
+            default -> throw store.failure(answer, seat.node());
+        };
+    }
+}

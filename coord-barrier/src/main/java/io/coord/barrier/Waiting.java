@@ -1,0 +1,181 @@
+package io.coord.barrier;
+
+import io.coord.BarrierBrokenException;
+import io.coord.ConnectionLostException;
+import io.coord.CoordException;
+import io.coord.barrier.BarrierRule.Cause;
+import io.coord.barrier.BarrierRule.Step;
+import io.coord.barrier.BarrierStore.View;
+import io.coord.barrier.Generation.Members;
+import io.coord.barrier.Generation.Seat;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.curator.framework.WatcherRemoveCuratorFramework;
+
+/**
+ * What {@link Entering} and {@link Leaving} share: one call's deadline, its watches and wake-up
+ * signal, and the steps that end a wait (recording a break, waiting out a lost connection, an
+ * interrupt). Nothing here decides from an event: every wake-up leads to another read.
+ *
+ * <p>Time: the caller's timeout runs on {@link System#nanoTime()}. When it passes, the waiter
+ * breaks the generation (unless the next read shows it decided). If ZooKeeper cannot be reached
+ * at all, the waiter keeps trying for one more session timeout (by then its own session has
+ * expired on the server, so nobody can be waiting for it) and then gives up with
+ * {@link ConnectionLostException}: the outcome is unknown to this member.
+ */
+abstract class Waiting {
+    private static final long RETRY_NANOS = Duration.ofMillis(500).toNanos();
+    /** Longer timeouts are taken as this one: deadlines stay far from overflowing {@code nanoTime} arithmetic. */
+    private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
+
+    final ZkDoubleBarrier barrier;
+    final BarrierStore store;
+    final Duration timeout;
+    final long started = System.nanoTime();
+    final long deadline;
+    final long giveUp;
+    final WatcherRemoveCuratorFramework watching;
+    private final Map<Long, String> names = new HashMap<>();
+    Signal signal;
+    Cause cause = Cause.NONE;
+
+    Waiting(ZkDoubleBarrier barrier, Duration timeout) {
+        this.barrier = barrier;
+        this.store = barrier.store();
+        this.timeout = timeout;
+        this.deadline = started + (timeout.compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT : timeout).toNanos();
+        long session = Math.max(store.zk().client().negotiatedSessionTimeout().toNanos(), Duration.ofSeconds(1).toNanos());
+        this.giveUp = deadline + session + Duration.ofSeconds(2).toNanos();
+        this.watching = store.zk().curator().newWatcherRemoveCuratorFramework();
+    }
+
+    /**
+     * The view to decide on: {@code view} itself if it came from the root (its version known),
+     * else the root read now; null if the root has moved to another generation or phase since
+     * {@code view} was read (read again instead of deciding).
+     */
+    View forDecision(View view) throws InterruptedException {
+        if (view.version() >= 0) {
+            return view;
+        }
+        BarrierStore.Root root = store.readRoot(store.zk().curator(), null);
+        if (root == null || root.record().generation() != view.record().generation() || root.record().phase() != view.record().phase()) {
+            return null;
+        }
+        return new View(root.record(), root.version(), root.mtime());
+    }
+
+    /** Records the break the rule asked for and throws; returns (to read again) if the record moved first. */
+    void breakGeneration(View seen, Step step, Members members) throws InterruptedException {
+        View view = forDecision(seen);
+        if (view == null) {
+            return;
+        }
+        List<String> failed = labels(view.record().generation(), step.failed(), members);
+        String why = step.why() + (cause == Cause.TIMEOUT ? " (" + barrier.memberId() + " waited " + timeout + ")" : "");
+        GenerationRecord broken = view.record().broken(why, failed, barrier.memberId());
+        if (!store.tryBreak(broken, view.version())) {
+            return;
+        }
+        barrier.recordedBreak(broken);
+        if (cause == Cause.INTERRUPT) {
+            throw new InterruptedException("interrupted; barrier " + barrier.name() + " generation " + broken.generation()
+                    + " is now broken for every member");
+        }
+        throw barrier.broken(broken, 0, null);
+    }
+
+    /** Names for failed sequences: from what we read, else from the READY list; a seat nobody saw stays a number. */
+    private List<String> labels(long generation, List<Long> seqs, Members members) throws InterruptedException {
+        Set<Long> all = new LinkedHashSet<>(seqs);
+        if (members != null) {
+            for (Long seen : names.keySet()) {
+                if (!members.present().containsKey(seen) && !members.left().contains(seen)) {
+                    all.add(seen);
+                }
+            }
+        }
+        if (!all.stream().allMatch(names::containsKey)) {
+            for (String node : store.readAdmitted(generation)) {
+                Generation.parseSeat(node).ifPresent(s -> names.putIfAbsent(s.seq(), s.memberId()));
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (long s : all) {
+            out.add(names.containsKey(s) ? names.get(s) + " (#" + s + ")" : "#" + s + " (vanished before anyone read its name)");
+        }
+        return out;
+    }
+
+    void remember(Members members) {
+        members.present().values().forEach(s -> names.put(s.seq(), s.memberId()));
+    }
+
+    /** Watches each seat; false (read again now) if one is already gone. */
+    boolean watchAll(Generation g, List<Seat> seats) throws InterruptedException {
+        for (Seat seat : seats) {
+            if (!store.watchSeat(watching, g, seat, signal)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Waits for a wake-up after {@code epoch}; the deadline passing makes the cause TIMEOUT. */
+    void awaitSignal(long epoch) throws InterruptedException {
+        if (cause == Cause.NONE && !signal.await(epoch, deadline)) {
+            cause = Cause.TIMEOUT;
+        }
+    }
+
+    /** No connection (or a new session coming): wait for a session event, bounded; give up past the deadline plus a session. */
+    void awaitReconnect(long epoch, CoordException e) throws InterruptedException {
+        long now = System.nanoTime();
+        if (now - giveUp >= 0) {
+            throw new ConnectionLostException("barrier " + barrier.name() + ": ZooKeeper stayed unreachable past the " + timeout
+                    + " timeout and one session timeout; member " + barrier.memberId() + " cannot learn the outcome"
+                    + " (its seat ends with its session)", e);
+        }
+        if (cause == Cause.NONE && now - deadline >= 0) {
+            cause = Cause.TIMEOUT;
+        }
+        long until = giveUp - (now + RETRY_NANOS) < 0 ? giveUp : now + RETRY_NANOS;
+        signal.await(epoch, until);
+    }
+
+    /** First interrupt: break the generation (on the next read) and report it; a second one gives up at once. */
+    void interrupted(InterruptedException e) throws InterruptedException {
+        Thread.interrupted(); // Curator may have set the flag again; the exception is the signal
+        if (cause == Cause.INTERRUPT) {
+            throw e;
+        }
+        cause = Cause.INTERRUPT;
+    }
+
+    /**
+     * Ends the call: the wait time recorded under {@code metric} with its outcome, and this call's
+     * watches removed unless {@code keepWatches} (the caller hands them on to be removed later).
+     */
+    void finish(String metric, String outcome, boolean keepWatches) {
+        if (!keepWatches) {
+            watching.removeWatchers();
+        }
+        barrier.metrics().recordTime(metric, Duration.ofNanos(System.nanoTime() - started), "barrier", barrier.name(),
+                "outcome", outcome);
+    }
+
+    static String outcome(Throwable e) {
+        if (e instanceof BarrierBrokenException) {
+            return "broken";
+        }
+        if (e instanceof InterruptedException) {
+            return "interrupted";
+        }
+        return "failed";
+    }
+}

@@ -1,0 +1,285 @@
+package io.coord.barrier;
+
+import io.coord.BarrierBrokenException;
+import io.coord.CoordException;
+import io.coord.CoordMetrics;
+import io.coord.CoordPath;
+import io.coord.barrier.BarrierStatus.Phase;
+import io.coord.barrier.BarrierStore.Root;
+import io.coord.internal.NodeLease;
+import io.coord.internal.Zk;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One member of one double barrier: finds (or opens) the current generation, takes a seat in it,
+ * and hands the waiting to {@link Waiting}. Also the operator's reset and the clean-up of old
+ * generations.
+ */
+final class ZkDoubleBarrier implements DoubleBarrier {
+    private static final Logger LOG = LoggerFactory.getLogger(ZkDoubleBarrier.class);
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ISO_LOCAL_DATE_TIME.withZone(ZoneOffset.UTC);
+
+    private final Zk zk;
+    private final String name;
+    private final int parties;
+    private final BarrierOptions options;
+    private final BarrierStore store;
+    private final AtomicReference<BarrierSeat> current = new AtomicReference<>();
+    private volatile long nextGuess = -1;
+
+    ZkDoubleBarrier(Zk zk, String name, int parties, BarrierOptions options) {
+        this.zk = zk;
+        this.name = name;
+        this.parties = parties;
+        this.options = options;
+        this.store = new BarrierStore(zk, Generation.rootOf(name));
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int parties() {
+        return parties;
+    }
+
+    @Override
+    public String memberId() {
+        return options.memberId();
+    }
+
+    BarrierStore store() {
+        return store;
+    }
+
+    CoordMetrics metrics() {
+        return zk.client().metrics();
+    }
+
+    @Override
+    public BarrierSeat enter(Duration timeout) throws InterruptedException {
+        requirePositive(timeout, "enter");
+        BarrierSeat held = current.get();
+        if (held != null) {
+            throw new IllegalStateException("member " + memberId() + " is still in generation " + held.generation()
+                    + " of barrier " + name + "; leave it (or close its seat) before entering again");
+        }
+        return new Entering(this, timeout).enter();
+    }
+
+    @Override
+    public void leave(Duration timeout) throws InterruptedException {
+        BarrierSeat seat = current.get();
+        if (seat == null) {
+            throw new IllegalStateException("member " + memberId() + " has not entered barrier " + name);
+        }
+        seat.leave(timeout);
+    }
+
+    /** Called by {@link BarrierSeat#leave}. */
+    void leave(BarrierSeat seat, Duration timeout) throws InterruptedException {
+        requirePositive(timeout, "leave");
+        new Leaving(this, timeout).leave(seat);
+    }
+
+    void entered(BarrierSeat seat) {
+        current.set(seat);
+    }
+
+    void forget(BarrierSeat seat) {
+        current.compareAndSet(seat, null);
+    }
+
+    @Override
+    public BarrierStatus status() throws InterruptedException {
+        return StatusReader.read(zk, name);
+    }
+
+    @Override
+    public boolean reset() throws InterruptedException {
+        return reset(zk, name);
+    }
+
+    static boolean reset(Zk zk, String name) throws InterruptedException {
+        BarrierStore store = new BarrierStore(zk, Generation.rootOf(name));
+        Root root = store.readRoot(zk.curator(), null);
+        if (root == null || root.record().phase() != Phase.BROKEN) {
+            return false;
+        }
+        long next = root.record().generation() + 1;
+        boolean opened = store.tryOpen(root, next, root.record().parties()) >= 0;
+        if (opened) {
+            LOG.info("barrier {}: broken generation {} reset; generation {} is open", name, next - 1, next);
+        }
+        return opened;
+    }
+
+    /**
+     * The generation to join, read from the root: a DONE generation (or none) is followed by a new
+     * one, opened here unless someone else is first (then -1: read again); a BROKEN one fails fast
+     * (late arrival); a READY one is full (this member is one more than the parties).
+     */
+    long generationToJoin(Root root) throws InterruptedException {
+        if (root == null || root.record().phase() == Phase.DONE) {
+            long next = root == null ? 1 : root.record().generation() + 1;
+            if (store.tryOpen(root, next, parties) < 0) {
+                return -1;
+            }
+            removeOldGenerations(next);
+            return next;
+        }
+        GenerationRecord record = root.record();
+        if (record.phase() == Phase.BROKEN) {
+            throw broken(record, root.mtime(), lateArrival());
+        }
+        if (record.phase() == Phase.READY) {
+            throw new BarrierBrokenException("barrier " + name + " generation " + record.generation() + " already has all its "
+                    + record.parties() + " parties (entered since " + time(root.mtime()) + " UTC); member " + memberId()
+                    + " would be one more than the parties and is refused");
+        }
+        return record.generation();
+    }
+
+    String lateArrival() {
+        return "it broke before member " + memberId() + " arrived (late arrival); reset the barrier (DoubleBarrier.reset,"
+                + " or `coord barrier reset " + name + "`) to start a new generation";
+    }
+
+    /** The generation this member expects to join next (the one after its last), or -1 if unknown. */
+    long guess() {
+        return nextGuess;
+    }
+
+    void guess(long generation) {
+        nextGuess = generation;
+    }
+
+    /** A seat found again (after a lost answer): checks that our current session owns it, then starts its lease. */
+    BarrierSeat seat(Generation g, String node, org.apache.zookeeper.data.Stat stat) {
+        return seat(g, node, stat.getCzxid(), stat.getEphemeralOwner());
+    }
+
+    /**
+     * A seat made by session {@code owner}: checks that it is our current session, then starts its
+     * lease (token: the seat's czxid).
+     */
+    BarrierSeat seat(Generation g, String node, long czxid, long owner) {
+        io.coord.internal.ZkSession session = zk.sessions().current();
+        CoordPath path = g.seat(node);
+        if (session == null || session.id() != owner || session.state().isTerminal()) {
+            // made by a session we no longer hold: it vanishes with that session (and the
+            // generation notices); never adopt it
+            throw new io.coord.SessionExpiredException("seat " + path + " belongs to session 0x"
+                    + Long.toHexString(owner) + ", which has ended");
+        }
+        long seq = Generation.parseSeat(node).orElseThrow(() -> new IllegalStateException("unexpected seat name " + path)).seq();
+        NodeLease lease = new NodeLease(zk, session, new io.coord.FencingToken(czxid, path));
+        return new BarrierSeat(this, lease, g.number(), seq);
+    }
+
+    /**
+     * Removes generations older than the last {@code keepGenerations}: each in one transaction
+     * (its left markers, any seat left behind, its markers, itself). Best effort: a failure leaves
+     * them for the next opener.
+     */
+    private void removeOldGenerations(long opened) {
+        long oldestKept = opened - options.keepGenerations();
+        if (oldestKept <= 1) {
+            return;
+        }
+        try {
+            List<String> children = zk.call(store.root(), () -> zk.curator().getChildren().forPath(store.root().value()));
+            for (String child : children) {
+                long number = Generation.parseNumber(child);
+                if (number >= 1 && number < oldestKept) {
+                    removeGeneration(new Generation(store.root(), number));
+                }
+            }
+        } catch (CoordException e) {
+            LOG.debug("barrier {}: could not remove old generations (will retry on the next one)", name, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void removeGeneration(Generation g) throws InterruptedException {
+        List<CuratorOp> ops = new ArrayList<>();
+        List<String> markers = zk.call(g.path(), () -> zk.curator().getChildren().forPath(g.path().value()));
+        if (markers.contains(Generation.MEMBERS)) {
+            List<String> members = zk.call(g.members(), () -> zk.curator().getChildren().forPath(g.members().value()));
+            for (String m : members) {
+                CoordPath p = g.members().child(m);
+                ops.add(zk.call(p, () -> zk.curator().transactionOp().delete().forPath(p.value())));
+            }
+        }
+        for (String m : markers) {
+            CoordPath p = g.path().child(m);
+            ops.add(zk.call(p, () -> zk.curator().transactionOp().delete().forPath(p.value())));
+        }
+        ops.add(zk.call(g.path(), () -> zk.curator().transactionOp().delete().forPath(g.path().value())));
+        try {
+            zk.call(g.path(), () -> zk.curator().transaction().forOperations(ops));
+        } catch (CoordException e) {
+            if (!(e.getCause() instanceof KeeperException.NoNodeException || e.getCause() instanceof KeeperException.NotEmptyException)) {
+                throw e;
+            }
+        }
+    }
+
+    /** Counts a break this member recorded: once per broken generation across all members. */
+    void recordedBreak(GenerationRecord broken) {
+        metrics().increment("coord.barrier.broken", "barrier", name, "phase", broken.brokenIn() == Phase.OPEN ? "enter" : "leave");
+        LOG.warn("barrier {} generation {} BROKEN by {}: {} {}", name, broken.generation(), memberId(), broken.reason(),
+                broken.failed().isEmpty() ? "" : broken.failed());
+    }
+
+    /** The exception every waiter of a broken generation gets; {@code context} adds this member's angle. */
+    BarrierBrokenException broken(GenerationRecord record, long mtime, String context) {
+        Objects.requireNonNull(record.reason(), "reason");
+        StringBuilder text = new StringBuilder("barrier ").append(name).append(" generation ").append(record.generation())
+                .append(" is broken (during ").append(record.brokenIn() == Phase.OPEN ? "enter" : "leave");
+        if (mtime > 0) {
+            text.append(", since ").append(time(mtime)).append(" UTC");
+        }
+        text.append("): ").append(record.reason());
+        if (!record.failed().isEmpty()) {
+            text.append("; failed or missing: ").append(String.join(", ", record.failed()));
+        }
+        if (record.by() != null) {
+            text.append(" [recorded by ").append(record.by()).append(']');
+        }
+        if (context != null) {
+            text.append("; ").append(context);
+        }
+        return new BarrierBrokenException(text.toString());
+    }
+
+    static String time(long epochMillis) {
+        return epochMillis <= 0 ? "?" : TIME.format(Instant.ofEpochMilli(epochMillis));
+    }
+
+    private static void requirePositive(Duration timeout, String what) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException(what + " timeout must be > 0, got " + timeout);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DoubleBarrier[" + name + " parties=" + parties + " member=" + memberId() + "]";
+    }
+}

@@ -1,0 +1,64 @@
+/**
+ * Barriers: a {@link io.coord.barrier.DoubleBarrier} (members start a phase together and finish it
+ * together) that never lets anyone through early and never hangs silently, and a simple
+ * {@link io.coord.barrier.Gate} (set / remove / await).
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li><b>All or nothing.</b> {@code enter} returns only after all parties entered,
+ *       {@code leave} only after all left. Each phase of each generation is decided once, by one
+ *       ZooKeeper transaction that compare-and-sets the barrier's root record: the member whose
+ *       arrival completes the count records READY (in the same transaction as its seat when it
+ *       can), and any member that sees a failure records BROKEN;
+ *       only one of the two can commit. Every waiter returns according to the recorded decision,
+ *       read again after every watch event and after every reconnect — an event alone, a spurious
+ *       wake-up or a reconnect never decides anything. So either every waiter of a phase is let
+ *       through, or every one gets {@link io.coord.BarrierBrokenException}.
+ *   <li><b>Failures are loud.</b> A member whose session ends while others wait breaks the
+ *       generation; so does any waiter's timeout or interrupt. Every waiter then gets
+ *       {@link io.coord.BarrierBrokenException} naming the failed or missing members. A member
+ *       arriving at a broken generation fails at once. A broken generation stays broken until
+ *       {@link io.coord.barrier.DoubleBarrier#reset()}.
+ *   <li><b>Generations.</b> The same barrier name serves round after round: the first member to
+ *       enter after a finished round opens the next generation, with its own nodes. A slow
+ *       member still leaving round {@code n} reads only round {@code n}'s nodes, so it never sees
+ *       round {@code n+1}'s state, and a member can only join the generation that is open.
+ *   <li><b>More members than parties</b>: the first {@code parties} seats (by arrival order) are
+ *       the generation; any other member is refused with {@link io.coord.BarrierBrokenException}
+ *       and the generation is not affected.
+ * </ul>
+ *
+ * <h2>Node layout</h2>
+ * <pre>
+ * /barriers/{name}                                   persistent; data: the current generation's record (JSON)
+ * /barriers/{name}/{generation}                      persistent, 10 digits
+ * /barriers/{name}/{generation}/members                        persistent; data version = arrivals so far
+ * /barriers/{name}/{generation}/members/m-{memberId}-{unique}-{seq}     ephemeral-sequential: one seat
+ * /barriers/{name}/{generation}/members/left-{seq}   persistent: seat {seq} left
+ * /barriers/{name}/{generation}/ready                persistent: all entered (data: the admitted seats)
+ * /barriers/{name}/{generation}/done                 persistent: all left
+ * /barriers/{name}/{generation}/broken               persistent: broke (data: reason, failed members, phase)
+ * /gates/{name}                                      persistent: a set gate
+ * </pre>
+ * Exactly one of {@code ready} and {@code broken}-during-enter, and exactly one of {@code done}
+ * and {@code broken}-during-leave, can exist for a generation. Seats are deleted when their
+ * members leave; generations older than {@link io.coord.barrier.BarrierOptions#keepGenerations()}
+ * are removed by the member that opens a new one.
+ *
+ * <h2>Failure semantics</h2>
+ * <ul>
+ *   <li><b>SUSPENDED</b> (connection lost, session maybe alive): waiters keep waiting; on reconnect
+ *       they read the state again (ZooKeeper re-registers their watches). A seat is
+ *       {@link io.coord.LeaseState#UNCERTAIN} meanwhile and {@code leave} waits for it.
+ *   <li><b>LOST</b> (session expired): the member's seat vanishes; while the phase is undecided
+ *       that breaks the generation, and the other waiters learn it within about the session timeout
+ *       (each seat is watched by one live waiter: no herd). If the phase was already decided, the
+ *       decision stands. A member that cannot reach ZooKeeper at all gives up one session timeout
+ *       after its own timeout with {@link io.coord.ConnectionLostException} (its outcome is unknown
+ *       to it; the others are never left hanging by it, since its seat expires).
+ *   <li><b>Interrupt</b>: the interrupted waiter breaks the generation and throws
+ *       {@link InterruptedException}, unless the phase was already decided for everyone: then it
+ *       returns normally with its interrupt flag set. A second interrupt gives up at once.
+ * </ul>
+ */
+package io.coord.barrier;

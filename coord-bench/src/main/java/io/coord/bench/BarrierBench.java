@@ -1,0 +1,368 @@
+package io.coord.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.coord.CoordClient;
+import io.coord.barrier.BarrierOptions;
+import io.coord.barrier.BarrierSeat;
+import io.coord.barrier.DoubleBarrier;
+import io.coord.bench.BenchContext.Paired;
+import java.lang.reflect.Field;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.barriers.DistributedDoubleBarrier;
+
+/**
+ * {@code barrier.double}: how long a double barrier takes to let everyone through once the last
+ * member arrives, for 16 and 32 members, each on its own client. A cycle: all members but one call
+ * {@code enter} and block; once they all wait (read from the server), the last member calls
+ * {@code enter}; the figure is the time from that call until every member has returned. The same
+ * for {@code leave}. Reported: the median and the maximum over all cycles of all rounds.
+ *
+ * <p>Ours: {@link DoubleBarrier}, one object per member reused cycle after cycle on one name (each
+ * cycle is a new generation). Peer: Curator's {@code DistributedDoubleBarrier} on the same Curator
+ * clients (every Coord client owns one), on a fresh path every cycle (reusing one path across
+ * rounds is where its known races are).
+ */
+final class BarrierBench implements Benchmark {
+    static final String NAME = "barrier.double";
+    static final String PEER = "curator";
+    static final int[] SIZES = {16, 32};
+    /** Cycles per round and side (the {@code --ops} option overrides it). */
+    static final int DEFAULT_CYCLES = 3;
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    /**
+     * After the server shows every other member waiting, this much more before the last one
+     * arrives, both sides alike: the figure is the release, not the tail of the others' arrival
+     * (their watches, leases, JIT and GC work), which otherwise spills into it on a loaded machine.
+     */
+    private static final long SETTLE_MS = 250;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String description() {
+        return "double barrier, last member's enter (or leave) until all are released, 16 and 32 members; peer: Curator DistributedDoubleBarrier";
+    }
+
+    /** One side of the comparison: N members, each on its own client. */
+    private interface Side extends AutoCloseable {
+        /** Prepares cycle {@code cycle} (a fresh path for the peer). */
+        void cycle(int cycle);
+
+        void enter(int member) throws Exception;
+
+        void leave(int member) throws Exception;
+
+        /** Whether the server shows {@code count} members waiting in enter (excluding the last). */
+        boolean entered(int count) throws Exception;
+
+        /** Whether the server shows every member but the last one waiting in leave. */
+        boolean leftButLast(int count) throws Exception;
+
+        @Override
+        void close();
+    }
+
+    /** The per-cycle figures of one round of one side: enter and leave times in milliseconds. */
+    record Cycles(double[] enterMs, double[] leaveMs) {
+        @Override
+        public String toString() {
+            return "enter " + Arrays.toString(round(enterMs)) + " ms, leave " + Arrays.toString(round(leaveMs)) + " ms";
+        }
+
+        private static String[] round(double[] v) {
+            return Arrays.stream(v).mapToObj(x -> String.format(Locale.ROOT, "%.1f", x)).toArray(String[]::new);
+        }
+    }
+
+    @Override
+    public List<Figure> run(BenchContext ctx) throws InterruptedException {
+        int cycles = ctx.ops(DEFAULT_CYCLES);
+        List<Figure> figures = new ArrayList<>();
+        for (int n : SIZES) {
+            ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
+                Thread t = new Thread(r, "bench-barrier-member");
+                t.setDaemon(true);
+                return t;
+            });
+            try (Ours ours = new Ours(ctx, n); Peer peer = new Peer(ours.clients, n)) {
+                Paired<Cycles> r = ctx.alternate(
+                        round -> cycles(pool, ours, n, cycles, round),
+                        round -> cycles(pool, peer, n, cycles, round));
+                figures.add(figure("enter." + n + ".p50", r, true, false));
+                figures.add(figure("enter." + n + ".max", r, true, true));
+                figures.add(figure("leave." + n + ".p50", r, false, false));
+                figures.add(figure("leave." + n + ".max", r, false, true));
+            } finally {
+                pool.shutdownNow();
+                pool.awaitTermination(10, TimeUnit.SECONDS);
+            }
+        }
+        return figures;
+    }
+
+    private static Figure figure(String metric, Paired<Cycles> r, boolean enter, boolean max) {
+        return Figure.lower(NAME, metric, "ms", summary(r.ours(), enter, max), summary(r.peer(), enter, max), PEER);
+    }
+
+    private static double summary(List<Cycles> rounds, boolean enter, boolean max) {
+        List<Double> all = new ArrayList<>();
+        for (Cycles c : rounds) {
+            for (double v : enter ? c.enterMs() : c.leaveMs()) {
+                all.add(v);
+            }
+        }
+        return max ? Collections.max(all) : Stats.median(all, Double::doubleValue);
+    }
+
+    private static Cycles cycles(ExecutorService pool, Side side, int n, int cycles, int round) throws InterruptedException {
+        double[] enter = new double[cycles];
+        double[] leave = new double[cycles];
+        for (int c = 0; c < cycles; c++) {
+            side.cycle((round + 1) * 1000 + c);
+            enter[c] = phase(pool, side, n, true);
+            leave[c] = phase(pool, side, n, false);
+        }
+        return new Cycles(enter, leave);
+    }
+
+    /** One phase: n-1 members block, then the last arrives; the time from its call until all returned. */
+    private static double phase(ExecutorService pool, Side side, int n, boolean enter) throws InterruptedException {
+        long[] released = new long[n];
+        List<Future<?>> others = new ArrayList<>();
+        for (int m = 0; m < n - 1; m++) {
+            int member = m;
+            others.add(pool.submit(() -> {
+                if (enter) {
+                    side.enter(member);
+                } else {
+                    side.leave(member);
+                }
+                released[member] = System.nanoTime();
+                return null;
+            }));
+        }
+        awaitServer(enter ? side::entered : side::leftButLast, n - 1, others);
+        Thread.sleep(SETTLE_MS); // the schedule: let the last waiter settle into its wait
+        long start = System.nanoTime();
+        try {
+            if (enter) {
+                side.enter(n - 1);
+            } else {
+                side.leave(n - 1);
+            }
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("the last member's " + (enter ? "enter" : "leave") + " failed: " + e, e);
+        }
+        released[n - 1] = System.nanoTime();
+        for (Future<?> f : others) {
+            try {
+                f.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("a member's " + (enter ? "enter" : "leave") + " failed: " + e.getCause(), e.getCause());
+            } catch (TimeoutException e) {
+                throw new IllegalStateException("a member was not released within " + WAIT);
+            }
+        }
+        long last = Arrays.stream(released).max().orElseThrow();
+        return (last - start) / 1e6;
+    }
+
+    @FunctionalInterface
+    private interface Probe {
+        boolean holds(int count) throws Exception;
+    }
+
+    private static void awaitServer(Probe probe, int count, List<Future<?>> members) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            try {
+                if (probe.holds(count)) {
+                    return;
+                }
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                // not there yet (a node not created yet): poll again
+            }
+            for (Future<?> f : members) {
+                if (f.isDone()) {
+                    try {
+                        f.get();
+                    } catch (ExecutionException e) {
+                        throw new IllegalStateException("a member failed while the others gathered: " + e.getCause(), e.getCause());
+                    }
+                }
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the members did not all block within " + WAIT);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /** Coord's double barrier: one member object per client, one name, a generation per cycle. */
+    private static final class Ours implements Side {
+        private final String name;
+        final List<CoordClient> clients = new ArrayList<>();
+        private final List<DoubleBarrier> members = new ArrayList<>();
+        private final BarrierSeat[] seats;
+        private final CuratorFramework admin;
+
+        Ours(BenchContext ctx, int n) throws InterruptedException {
+            this.name = "bench-" + n;
+            this.seats = new BarrierSeat[n];
+            for (int i = 0; i < n; i++) {
+                CoordClient client = ctx.newCoordClient();
+                clients.add(client);
+                members.add(DoubleBarrier.create(client, name, n, BarrierOptions.builder().memberId("member-" + i).build()));
+            }
+            admin = clients.get(0).curator();
+        }
+
+        @Override
+        public void cycle(int cycle) {
+            // one name for all cycles: each enter after a finished round opens the next generation
+        }
+
+        @Override
+        public void enter(int member) throws Exception {
+            seats[member] = members.get(member).enter(WAIT);
+        }
+
+        @Override
+        public void leave(int member) throws Exception {
+            seats[member].leave(WAIT);
+        }
+
+        /** The current generation's members node, if the generation is open. */
+        private String openMembers() throws Exception {
+            var record = JSON.readTree(admin.getData().forPath("/barriers/" + name));
+            if (!"OPEN".equals(record.get("phase").asText()) && !"READY".equals(record.get("phase").asText())) {
+                return null;
+            }
+            return "/barriers/" + name + "/" + String.format("%010d", record.get("generation").asLong()) + "/members";
+        }
+
+        @Override
+        public boolean entered(int count) throws Exception {
+            String members = openMembers();
+            return members != null && admin.getChildren().forPath(members).stream().filter(c -> c.startsWith("m-")).count() >= count;
+        }
+
+        @Override
+        public boolean leftButLast(int count) throws Exception {
+            String members = openMembers();
+            return members != null && admin.getChildren().forPath(members).stream().filter(c -> c.startsWith("left-")).count() >= count;
+        }
+
+        @Override
+        public void close() {
+            for (BarrierSeat seat : seats) {
+                if (seat != null) {
+                    seat.close();
+                }
+            }
+            clients.forEach(CoordClient::close);
+        }
+    }
+
+    /** Curator's DistributedDoubleBarrier: a fresh path per cycle, plain Curator clients. */
+    private static final class Peer implements Side {
+        private static final Field OUR_PATH = ourPathField();
+        private final int n;
+        private final List<CuratorFramework> clients = new ArrayList<>();
+        private final DistributedDoubleBarrier[] members;
+        private String path;
+
+        /**
+         * On the same Curator clients as ours (each {@link CoordClient} owns a plain
+         * {@code CuratorFramework}): identical connections and settings, and within the server's
+         * limit of 60 connections from one address.
+         */
+        Peer(List<CoordClient> coordClients, int n) {
+            this.n = n;
+            this.members = new DistributedDoubleBarrier[n];
+            coordClients.forEach(c -> clients.add(c.curator()));
+        }
+
+        private static Field ourPathField() {
+            try {
+                Field f = DistributedDoubleBarrier.class.getDeclaredField("ourPath");
+                f.setAccessible(true);
+                return f;
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("Curator's DistributedDoubleBarrier has no ourPath field any more", e);
+            }
+        }
+
+        @Override
+        public void cycle(int cycle) {
+            path = "/bench/barrier/curator-" + n + "/c" + cycle;
+            for (int i = 0; i < n; i++) {
+                members[i] = new DistributedDoubleBarrier(clients.get(i), path, n);
+            }
+        }
+
+        @Override
+        public void enter(int member) throws Exception {
+            if (!members[member].enter(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("Curator enter timed out");
+            }
+        }
+
+        @Override
+        public void leave(int member) throws Exception {
+            if (!members[member].leave(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("Curator leave timed out");
+            }
+        }
+
+        private List<String> seats() throws Exception {
+            List<String> children = new ArrayList<>(clients.get(0).getChildren().forPath(path));
+            children.remove("ready");
+            Collections.sort(children);
+            return children;
+        }
+
+        @Override
+        public boolean entered(int count) throws Exception {
+            return seats().size() >= count;
+        }
+
+        /**
+         * Curator's leavers delete their node and wait, except the lowest, which keeps its node
+         * until it is alone: all but the last are waiting when only the last member's node (and
+         * the lowest, if that is another member) remain.
+         */
+        @Override
+        public boolean leftButLast(int count) throws Exception {
+            String last = ((String) OUR_PATH.get(members[n - 1]));
+            last = last.substring(last.lastIndexOf('/') + 1);
+            List<String> seats = seats();
+            return seats.contains(last) && (seats.size() == 1 || (seats.size() == 2 && !seats.get(0).equals(last)));
+        }
+
+        @Override
+        public void close() {
+            // the clients belong to ours
+        }
+    }
+}

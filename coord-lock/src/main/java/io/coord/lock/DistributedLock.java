@@ -1,0 +1,60 @@
+package io.coord.lock;
+
+import io.coord.CoordPath;
+import java.time.Duration;
+import java.util.Optional;
+import org.apache.curator.framework.recipes.locks.InterProcessLock;
+
+/**
+ * A fair lock across processes: waiters are granted in the order they asked (FIFO by sequence),
+ * one at a time; a release wakes only the next waiter. Create one with {@link Locks#mutex}; the
+ * write and read halves of a {@link ReadWriteLock} have the same shape.
+ *
+ * <p>Share one object per lock path in a process (as with Curator's InterProcessMutex); it keeps
+ * no state between acquisitions besides its {@linkplain #asInterProcessLock() Curator view}'s
+ * per-thread holds.
+ *
+ * <p>Waiting: every wait has a bound or ends on interrupt, and a waiter that gives up (timeout,
+ * interrupt, session end) deletes its node before it returns — no orphan waits in the queue.
+ * While the connection is SUSPENDED a waiter keeps waiting (its watch survives a reconnect on the
+ * same session); if the session ends, the wait fails with {@link io.coord.SessionExpiredException}.
+ */
+public interface DistributedLock {
+    /** The lock node (the parent of the queue). */
+    CoordPath path();
+
+    /**
+     * Waits at most {@code timeout} for the lock. While the connection is SUSPENDED the wait goes
+     * on (the watch survives a reconnect of the same session); the lease returned is ACQUIRED.
+     *
+     * @throws io.coord.CoordTimeoutException if it was not granted in time (our node is removed)
+     * @throws InterruptedException           if interrupted while waiting (our node is removed)
+     * @throws io.coord.SessionExpiredException if the session ended while waiting
+     * @throws IllegalStateException          on a read-to-write upgrade (see {@link ReadWriteLock})
+     */
+    LockLease acquire(Duration timeout) throws InterruptedException;
+
+    /** Like {@link #acquire} (same SUSPENDED, session-end and interrupt rules) but an ungranted lock is an empty result. */
+    Optional<LockLease> tryAcquire(Duration timeout) throws InterruptedException;
+
+    /**
+     * Takes the lock only if it is free right now (one create and one read; never waits). Fails
+     * like {@link #acquire} if the session has ended or the thread is interrupted.
+     */
+    Optional<LockLease> tryAcquire() throws InterruptedException;
+
+    /**
+     * A view with Curator's {@link InterProcessLock} contract, so code written for
+     * {@code InterProcessMutex} switches by changing the line that creates the lock. Holds are
+     * owned by threads and reentrant per thread; {@code release()} from a thread that holds
+     * nothing throws {@link IllegalMonitorStateException}. Each hold is a {@link LockLease} with
+     * token and loss signal: see {@link #heldByCurrentThread()}. The same object every call.
+     */
+    InterProcessLock asInterProcessLock();
+
+    /**
+     * The lease the {@linkplain #asInterProcessLock() Curator view} holds for the calling thread,
+     * if any: its token to fence with, and its state (UNCERTAIN while SUSPENDED, LOST for good).
+     */
+    Optional<LockLease> heldByCurrentThread();
+}

@@ -1,0 +1,40 @@
+package io.coord.lock;
+
+import io.coord.CoordPath;
+
+/**
+ * Many readers or one writer, fair: requests are served in the order they were made, and a reader
+ * that asks after a waiting writer waits behind it (writers do not starve). Each lease has its own
+ * token; write tokens strictly increase in grant order, so a store fenced on write tokens rejects
+ * a stale writer. Fence writes with write tokens only: a read's token says when the read was
+ * asked for, and a downgraded read is asked for after writers that still queue behind it.
+ * Create one with {@link Locks#readWrite}.
+ *
+ * <p><b>Downgrade</b> (write to read) is supported and atomic with respect to other writers:
+ * {@link #downgrade} creates a read node that queues at the write's place (ahead of every writer
+ * that queued behind it), then closes the write lease. A thread that holds the write lease may
+ * also take the read lock directly (reentrant read under write; the Curator view does this too).
+ *
+ * <p><b>Upgrade</b> (read to write) is refused with {@link IllegalStateException}: a reader that
+ * waits for the write lock waits for itself, and two such readers deadlock each other. Close the
+ * read lease first, then acquire the write lock (and re-check what you read).
+ */
+public interface ReadWriteLock {
+    CoordPath path();
+
+    /** The shared half; a thread holding the write lease gets a read at once (it queues at the write's place). */
+    DistributedLock readLock();
+
+    /** The exclusive half; asked for by a thread that holds a read lease of this lock, it throws {@link IllegalStateException}. */
+    DistributedLock writeLock();
+
+    /**
+     * Turns a held write lease into a read lease without letting a writer in between. The write
+     * handle is closed (if it was re-entered, its node stays until the other handles close).
+     *
+     * @throws io.coord.LockLostException if the write lease is not ACQUIRED — UNCERTAIN (SUSPENDED)
+     *                                    or LOST — nothing is changed then
+     * @throws IllegalArgumentException   if {@code writeLease} is not a write lease of this lock
+     */
+    LockLease downgrade(LockLease writeLease) throws InterruptedException;
+}

@@ -1,0 +1,33 @@
+package io.coord.lock;
+
+import io.coord.CoordPath;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Up to {@link #permits()} leases at once, granted in request order. Each lease is its own node
+ * with its own fencing token and loss signal. A lease never leaks: it ends with its holder's
+ * session, and a waiter that gives up removes its node. Create one with {@link Locks#semaphore};
+ * every process using the same path must use the same number of permits.
+ */
+public interface Semaphore {
+    CoordPath path();
+
+    int permits();
+
+    /**
+     * Waits at most {@code timeout} for a permit; keeps waiting while SUSPENDED. Each lease
+     * returned is ACQUIRED and has its own token and loss signal.
+     *
+     * @throws io.coord.CoordTimeoutException if none was granted in time (our node is removed)
+     * @throws InterruptedException           if interrupted while waiting (our node is removed)
+     * @throws io.coord.SessionExpiredException if the session ended while waiting
+     */
+    LockLease acquire(Duration timeout) throws InterruptedException;
+
+    /** Like {@link #acquire} (same rules) but no permit in time is an empty result. */
+    Optional<LockLease> tryAcquire(Duration timeout) throws InterruptedException;
+
+    /** A permit only if one is free right now; never waits. */
+    Optional<LockLease> tryAcquire() throws InterruptedException;
+}

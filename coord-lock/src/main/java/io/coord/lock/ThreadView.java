@@ -1,0 +1,101 @@
+package io.coord.lock;
+
+import io.coord.CoordPath;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.curator.framework.recipes.locks.InterProcessLock;
+
+/**
+ * Curator's {@link InterProcessLock} contract over Coord leases: holds belong to threads and are
+ * reentrant per thread (a count per thread, as InterProcessMutex keeps), while each hold is a real
+ * {@link LockLease} with token and loss signal. Only the owning thread may release;
+ * anyone else gets {@link IllegalMonitorStateException} saying who does own it.
+ */
+final class ThreadView implements InterProcessLock {
+    /** How the view gets a fresh lease: {@code timeoutNanos} < 0 waits until granted or interrupted. */
+    @FunctionalInterface
+    interface Acquirer {
+        Optional<LockLease> acquire(long timeoutNanos) throws InterruptedException;
+    }
+
+    private static final class Hold {
+        final LockLease lease;
+        int count = 1; // only the owning thread touches it
+
+        Hold(LockLease lease) {
+            this.lease = lease;
+        }
+    }
+
+    private final CoordPath path;
+    private final String what;
+    private final Acquirer acquirer;
+    private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
+
+    ThreadView(CoordPath path, String what, Acquirer acquirer) {
+        this.path = path;
+        this.what = what;
+        this.acquirer = acquirer;
+    }
+
+    @Override
+    public void acquire() throws Exception {
+        if (!acquire(-1)) {
+            throw new IllegalStateException("unbounded acquire of " + what + " " + path + " returned without the lock");
+        }
+    }
+
+    @Override
+    public boolean acquire(long time, TimeUnit unit) throws Exception {
+        return acquire(Math.max(0, unit.toNanos(time)));
+    }
+
+    private boolean acquire(long timeoutNanos) throws InterruptedException {
+        Hold hold = holds.get(Thread.currentThread());
+        if (hold != null) {
+            // Reentry: only onto a lease that is still certainly ours.
+            hold.lease.checkValid();
+            hold.count++;
+            return true;
+        }
+        Optional<LockLease> lease = acquirer.acquire(timeoutNanos);
+        lease.ifPresent(l -> holds.put(Thread.currentThread(), new Hold(l)));
+        return lease.isPresent();
+    }
+
+    @Override
+    public void release() {
+        Thread me = Thread.currentThread();
+        Hold hold = holds.get(me);
+        if (hold == null) {
+            String owners = holds.keySet().stream().map(t -> "\"" + t.getName() + "\"").collect(Collectors.joining(", "));
+            throw new IllegalMonitorStateException("thread \"" + me.getName() + "\" does not hold " + what + " " + path
+                    + (owners.isEmpty() ? "; no thread of this process holds it" : "; it is held here by thread " + owners)
+                    + ". The Curator view's holds belong to the thread that acquired them; to release from another"
+                    + " thread, use the LockLease API (acquire(Duration) returns a handle any thread may close)");
+        }
+        if (--hold.count == 0) {
+            holds.remove(me);
+            hold.lease.close();
+        }
+    }
+
+    @Override
+    public boolean isAcquiredInThisProcess() {
+        return !holds.isEmpty();
+    }
+
+    /** The lease the calling thread holds through this view. */
+    Optional<LockLease> leaseOfCurrentThread() {
+        Hold hold = holds.get(Thread.currentThread());
+        return hold == null ? Optional.empty() : Optional.of(hold.lease);
+    }
+
+    @Override
+    public String toString() {
+        return "InterProcessLock[" + what + " " + path + ", held by " + holds.size() + " thread(s) here]";
+    }
+}

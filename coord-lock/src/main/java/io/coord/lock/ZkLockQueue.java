@@ -1,0 +1,239 @@
+package io.coord.lock;
+
+import io.coord.CoordClient;
+import io.coord.CoordPath;
+import io.coord.LeaseState;
+import io.coord.LockLostException;
+import io.coord.SessionExpiredException;
+import io.coord.TooManyChildrenException;
+import io.coord.internal.LeaseNodes;
+import io.coord.internal.NodeLease;
+import io.coord.internal.Zk;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ZooKeeper plumbing every lock kind shares: queue a protected ephemeral-sequential node
+ * (token = its czxid, from the create itself), read the children, ask {@link WaitRule}, watch what
+ * it names, and either hand back a {@link Holding} or remove our node — on timeout, interrupt or
+ * any failure, before returning. Curator's lock protocol (sequential nodes, a getData watch on one
+ * predecessor, protected creates, guaranteed deletes) with Coord's additions: the token, the
+ * per-lease state machine, nanoTime deadlines, and no re-read when the only node ahead of a
+ * lock or lease waiter goes (nothing can queue ahead of it later, so the read would tell nothing).
+ */
+final class ZkLockQueue {
+    private static final Logger LOG = LoggerFactory.getLogger(ZkLockQueue.class);
+
+    /** What to queue: the node kind, its name prefix, the kinds that share its queue, and the slots (permits). */
+    record Request(WaitRule.Type type, String prefix, Set<WaitRule.Type> family, int slots, Integer permits) {
+        static Request of(WaitRule.Type type, Set<WaitRule.Type> family) {
+            return new Request(type, type.prefix, family, 1, null);
+        }
+    }
+
+    private final Zk zk;
+    private final CoordPath path;
+    private final LockOptions options;
+    private final LockMetrics metrics;
+    /** Node data by kind and owner: the few distinct owners of one lock object are encoded once. */
+    private final java.util.Map<WaitRule.Type, java.util.Map<String, byte[]>> encodedInfo = new java.util.EnumMap<>(WaitRule.Type.class);
+
+    ZkLockQueue(CoordClient client, CoordPath path, LockOptions options) {
+        if (path.isRoot()) {
+            throw new IllegalArgumentException("a lock needs its own node; \"/\" cannot be a lock path");
+        }
+        this.zk = Zk.of(client);
+        this.path = path;
+        this.options = options;
+        this.metrics = new LockMetrics(client.metrics());
+    }
+
+    CoordPath path() {
+        return path;
+    }
+
+    /**
+     * Queues and waits. {@code timeoutNanos} < 0 waits until granted or interrupted. Empty on
+     * timeout (our node removed).
+     */
+    Optional<Holding> acquire(Request request, long timeoutNanos) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted before queueing for lock " + path);
+        }
+        long start = System.nanoTime();
+        boolean forever = timeoutNanos < 0;
+        long deadline = forever ? 0 : start + timeoutNanos;
+        String owner = options.ownerName() != null ? options.ownerName() : Thread.currentThread().getName();
+        HolderInfo info = HolderInfo.of(owner, request.type(), request.permits());
+        LeaseNodes.Created created = LeaseNodes.create(zk, path, request.prefix(), encoded(info, request.type()), true);
+        String ours = created.token().node().name();
+        String outcome = "failed";
+        NodeWatch watch = null; // made on the first wait: an uncontended acquire needs none
+        try {
+            List<WaitRule.Node> queue = read(request, created);
+            boolean waited = false;
+            while (true) {
+                WaitRule.Decision d = WaitRule.decide(queue, ours, request.slots(), true);
+                switch (d.outcome()) {
+                    case GRANTED -> {
+                        Holding holding = grant(request, created, info, d.stampOnGrant() || (waited && request.slots() > 1));
+                        outcome = "acquired";
+                        return Optional.of(holding);
+                    }
+                    case MISSING -> throw missing(created);
+                    case ANCHOR_MISSING -> throw new LockLostException("the write lease a read of " + path
+                            + " was anchored to is gone; the read was not granted");
+                    case WAIT -> { }
+                }
+                if (!forever && System.nanoTime() - deadline >= 0) {
+                    outcome = "timeout";
+                    return Optional.empty();
+                }
+                waited = true;
+                if (watch == null) {
+                    watch = new NodeWatch(zk, created.session());
+                }
+                NodeWatch.Signal signal = watch.await(path, d.watch(), d.wakeOnStamp(), forever, deadline);
+                switch (signal.kind()) {
+                    case GONE -> {
+                        List<WaitRule.Node> reduced = WaitRule.without(queue, signal.nodes());
+                        boolean grantedNow = WaitRule.decide(reduced, ours, request.slots(), true).outcome()
+                                == WaitRule.Outcome.GRANTED;
+                        queue = grantedNow && WaitRule.grantSafeWithoutReread(request.type()) ? reduced : read(request, created);
+                    }
+                    case CHANGED -> queue = read(request, created);
+                    case TIMEOUT -> {
+                        outcome = "timeout";
+                        return Optional.empty();
+                    }
+                    case SESSION_ENDED -> throw new SessionExpiredException("session " + created.session().idHex()
+                            + " ended while waiting for lock " + path + "; its node " + created.token().node() + " is gone with it");
+                }
+            }
+        } catch (InterruptedException e) {
+            outcome = "interrupted";
+            throw e;
+        } finally {
+            if (watch != null) {
+                watch.close();
+            }
+            if (!outcome.equals("acquired")) {
+                remove(created);
+            }
+            metrics.waited(request.type(), outcome, System.nanoTime() - start);
+        }
+    }
+
+    /** The node data for {@code info} (which has no held-since yet), cached per kind and owner. */
+    private byte[] encoded(HolderInfo info, WaitRule.Type type) {
+        java.util.Map<String, byte[]> byOwner;
+        synchronized (encodedInfo) {
+            byOwner = encodedInfo.computeIfAbsent(type, t -> new java.util.concurrent.ConcurrentHashMap<>());
+        }
+        byte[] bytes = byOwner.get(info.owner());
+        if (bytes == null) {
+            bytes = info.encode(path);
+            if (byOwner.size() < 64) {
+                byOwner.put(info.owner(), bytes);
+            }
+        }
+        return bytes;
+    }
+
+    private List<WaitRule.Node> read(Request request, LeaseNodes.Created created) throws InterruptedException {
+        List<String> children;
+        try {
+            children = zk.curator().getChildren().forPath(path.value());
+        } catch (KeeperException.NoNodeException e) {
+            children = List.of();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw zk.translate(e, path);
+        }
+        if (children.size() > options.maxQueueLength()) {
+            throw new TooManyChildrenException("lock " + path + " has " + children.size() + " nodes, over its maxQueueLength of "
+                    + options.maxQueueLength() + "; our node " + created.token().node() + " was removed");
+        }
+        return WaitRule.queue(children, request.family());
+    }
+
+    private RuntimeException missing(LeaseNodes.Created created) {
+        if (created.session().state().isTerminal()) {
+            return new SessionExpiredException("session " + created.session().idHex() + " ended while waiting for lock "
+                    + path + "; its node " + created.token().node() + " is gone with it");
+        }
+        return new LockLostException("our node " + created.token().node() + " of lock " + path
+                + " was deleted by someone else while it waited");
+    }
+
+    private Holding grant(Request request, LeaseNodes.Created created, HolderInfo info, boolean stamp) throws InterruptedException {
+        Instant heldSince = options.clock().instant();
+        CoordPath node = created.token().node();
+        if (stamp) {
+            // A waiter may be watching us as its predecessor: writing our data wakes exactly it.
+            byte[] data = info.stamped(heldSince.toEpochMilli()).encode(node);
+            try {
+                zk.curator().setData().withVersion(0).forPath(node.value(), data);
+            } catch (KeeperException.NoNodeException e) {
+                throw missing(created);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                LOG.warn("could not stamp lease node {}; a waiter behind it will re-check when it next wakes", node, e);
+            }
+        }
+        NodeLease lease = LeaseNodes.lease(zk, created);
+        Holding holding = new Holding(request.type(), lease, info, heldSince, stamp, metrics);
+        if (!stamp) {
+            HeldSinceStamper.track(holding, () -> stampLater(holding));
+        }
+        return holding;
+    }
+
+    /** Records the grant time in a node held for a while, for inspection; best effort, never blocks. */
+    private void stampLater(Holding holding) {
+        if (holding.lease.state() != LeaseState.ACQUIRED || !holding.claimStamp()) {
+            return;
+        }
+        CoordPath node = holding.lease.node();
+        try {
+            byte[] data = holding.info.stamped(holding.heldSince.toEpochMilli()).encode(node);
+            zk.curator().setData().withVersion(0).inBackground((client, event) -> { }).forPath(node.value(), data);
+        } catch (Exception e) {
+            LOG.debug("could not stamp the grant time into {}", node, e);
+        }
+    }
+
+    /** Removes our node after a failed wait; the interrupt flag is kept but does not stop the delete. */
+    private void remove(LeaseNodes.Created created) {
+        if (created.session().state().isTerminal()) {
+            return; // the node ended with its session
+        }
+        boolean interrupted = Thread.interrupted();
+        try {
+            zk.curator().delete().guaranteed().forPath(created.token().node().value());
+        } catch (KeeperException.NoNodeException ignored) {
+            // already gone
+        } catch (Exception e) {
+            LOG.warn("could not remove waiter node {} now; the guaranteed delete keeps trying", created.token().node(), e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    LockMetrics metrics() {
+        return metrics;
+    }
+
+    Zk zk() {
+        return zk;
+    }
+}

@@ -1,0 +1,63 @@
+/**
+ * Fair reentrant lock, read-write lock and semaphore over ZooKeeper — fenced, loss-aware and
+ * inspectable. Entry point: {@link io.coord.lock.Locks}.
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li><b>Mutual exclusion under fencing.</b> At most one lock (or write) lease is ACQUIRED per
+ *       lock at any time as far as the lease state machine knows; and because a process can be
+ *       paused past its session without knowing it, every lease carries a
+ *       {@link io.coord.FencingToken}: the czxid of its node, taken from the create itself.
+ *       Tokens strictly increase in grant order, also after the lock's parent node was deleted
+ *       and re-created (sequence suffixes restart then; zxids never do) and across leader changes.
+ *       Writes into ZooKeeper through {@link io.coord.Lease#guardedSetData} commit only while the
+ *       lease's node exists; writes elsewhere are fenced by a {@link io.coord.fence.FenceGuard}.
+ *   <li><b>Fair.</b> Waiters are granted in the order their nodes were created. A release wakes
+ *       only the next waiter (each waiter watches one node; a semaphore's first waiter watches the
+ *       holders) — no herd.
+ *   <li><b>Bounded, clean waits.</b> Every wait has a bound or ends on interrupt; a waiter that
+ *       gives up removes its own node before returning.
+ *   <li><b>Handles own leases.</b> {@link io.coord.lock.LockLease} may be closed from any thread;
+ *       nesting is explicit ({@link io.coord.lock.LockLease#reenter()}). The Curator view
+ *       ({@link io.coord.lock.DistributedLock#asInterProcessLock()}) is thread-owned and
+ *       reentrant per thread, like InterProcessMutex.
+ * </ul>
+ *
+ * <h2>Nodes</h2>
+ * <pre>
+ * /locks/{domain}/{resource}                    container (the lock path; any path works)
+ *     _c_{uuid}-lock-0000000007                 mutex node: ephemeral, sequential, protected
+ *     _c_{uuid}-write-0000000008 / -read-…      read-write lock nodes, one queue
+ *     _c_{uuid}-read-at-0000000008-0000000011   read taken under write 8 (downgrade): queues at 8
+ *     _c_{uuid}-lease-0000000009                semaphore nodes
+ * </pre>
+ * Each node holds JSON for inspection: host, pid, owner (thread or given name), kind, permits,
+ * and — once held for a second, or at grant for a semaphore with waiters — the grant time.
+ *
+ * <h2>Failure semantics</h2>
+ * <ul>
+ *   <li><b>SUSPENDED</b> (connection lost, session maybe alive) or a <b>process stall</b> longer
+ *       than the client's stall fraction of the session timeout: held leases become UNCERTAIN —
+ *       {@code checkValid()} and guarded writes throw {@link io.coord.LockLostException} — until
+ *       one round trip on the same session finds the node again (ACQUIRED, same token). Waiters
+ *       keep waiting: their watch survives a reconnect on the same session.
+ *   <li><b>LOST</b> (session expired or replaced, or the node deleted by someone else): final.
+ *       Listeners get {@code onLost} on their executor; the holder must stop protected work and
+ *       acquire again, which yields a higher token. A waiter whose session ends fails with
+ *       {@link io.coord.SessionExpiredException}.
+ *   <li><b>Interrupt</b> while waiting: the node is removed and {@link InterruptedException}
+ *       thrown. Held leases are not affected by interrupts.
+ *   <li><b>Bounds.</b> An acquire's timeout bounds the wait in the queue; one request made while
+ *       the connection is down (the create, a read) may take up to the client's retry budget.
+ * </ul>
+ *
+ * <h2>Why not Curator's LockInternals directly</h2>
+ * The protocol is Curator's (protected ephemeral-sequential nodes, a {@code getData} watch on one
+ * predecessor, guaranteed deletes, and — like Curator 5.9's read-write lock — a read under a held
+ * write queued at the write's place). Its class is not reused because it waits with wall-clock
+ * deadlines, ties holds to threads, has no place for the create's czxid or the per-lease state
+ * machine, and re-reads the children on every wake-up; Coord grants a lock or lease waiter whose
+ * last node ahead went without that read (nothing can queue ahead of it later), which is what
+ * pays for the lease's own-node watch.
+ */
+package io.coord.lock;

@@ -1,0 +1,61 @@
+package io.coord.lock;
+
+import io.coord.CoordClient;
+import io.coord.CoordPath;
+import io.coord.test.Awaits;
+import io.coord.test.EmbeddedEnsemble;
+import io.coord.test.Faults;
+import io.coord.test.ZooKeeperExtension;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/** Small helpers this module's tests share on top of coord-test. */
+final class LockTesting {
+    /** The session timeout {@link ZooKeeperExtension#newClient()} asks for. */
+    static final Duration SESSION = ZooKeeperExtension.DEFAULT_SESSION_TIMEOUT;
+
+    private LockTesting() {
+    }
+
+    /** {@link Locks#inspect} for polling conditions. */
+    static LockInfo inspect(CoordClient client, CoordPath path) {
+        try {
+            return Locks.inspect(client, path);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** A bounded wait (scaled by coord-test's timing factor) that fails naming {@code what}. */
+    static void await(String what, Duration budget, BooleanSupplier condition) {
+        Awaits.until(what, budget, condition);
+    }
+
+    /** F2: the server ends {@code client}'s session for real, deleting its ephemerals at once. */
+    static long expire(CoordClient client, ZooKeeperExtension zk) {
+        return Faults.expireSession(client, zk.ensemble());
+    }
+
+    /**
+     * Waits until the server shows {@code lease}'s own-node watch. Until then the lease's first
+     * watch request may still be in flight on the client's event thread, and a connection cut
+     * would hold that thread (and every lease event behind it) for the retry budget — a
+     * coord-core behaviour {@code LeaseEventsWaitForABlockedVerifyIT} shows.
+     */
+    static void awaitLeaseWatch(ZooKeeperExtension zk, LockLease lease) {
+        String node = "/" + zk.namespace() + lease.node().value();
+        String session = "0x" + Long.toHexString(lease.session().id());
+        await("the lease watches its node", Duration.ofSeconds(10), () -> {
+            String wchp = fourLetter(zk, "wchp");
+            int at = wchp.indexOf(node + "\n");
+            return at >= 0 && wchp.substring(at).split("\n/", 2)[0].contains(session);
+        });
+    }
+
+    /** The first server's answer to a four-letter word. */
+    static String fourLetter(ZooKeeperExtension zk, String word) {
+        return EmbeddedEnsemble.fourLetterWord(zk.ensemble().clientPort(0), word)
+                .orElseThrow(() -> new AssertionError("the server did not answer " + word));
+    }
+}

@@ -1,0 +1,223 @@
+package io.coord.lock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coord.lock.WaitRule.Decision;
+import io.coord.lock.WaitRule.Outcome;
+import io.coord.lock.WaitRule.Type;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The lock family's decisions, without a server: who holds, whom a waiter watches, in what order. */
+class WaitRuleTest {
+    private static final String UUID = "3f2a4b1c-0000-4000-8000-00000000abcd";
+    private static final Set<Type> RW = EnumSet.of(Type.READ, Type.WRITE);
+
+    private static String protectedName(String prefix, long seq) {
+        return "_c_" + UUID + "-" + prefix + String.format("%010d", seq);
+    }
+
+    private static String lock(long seq) {
+        return protectedName("lock-", seq);
+    }
+
+    private static String read(long seq) {
+        return protectedName("read-", seq);
+    }
+
+    private static String write(long seq) {
+        return protectedName("write-", seq);
+    }
+
+    private static String anchored(long anchor, long seq) {
+        return protectedName(WaitRule.anchoredReadPrefix(anchor), seq);
+    }
+
+    private static String lease(long seq) {
+        return protectedName("lease-", seq);
+    }
+
+    private static Decision decide(List<String> children, Set<Type> family, String ours, int slots) {
+        return WaitRule.decide(WaitRule.queue(children, family), ours, slots, true);
+    }
+
+    @Test
+    void parsesProtectedAndPlainNamesAndIgnoresForeignOnes() {
+        assertEquals(new WaitRule.Node(lock(7), Type.LOCK, 7, -1), WaitRule.parse(lock(7)).orElseThrow());
+        assertEquals(Type.WRITE, WaitRule.parse("write-0000000003").orElseThrow().type());
+        assertEquals(new WaitRule.Node(anchored(5, 9), Type.READ, 9, 5), WaitRule.parse(anchored(5, 9)).orElseThrow());
+        assertTrue(WaitRule.parse("lock-").isEmpty(), "no sequence");
+        assertTrue(WaitRule.parse("_c_" + UUID + "-__READ__0000000001").isEmpty(), "Curator's read-write names are not ours");
+        assertTrue(WaitRule.parse("locker-0000000001").isEmpty(), "a prefix is matched whole, not as a substring");
+        assertTrue(WaitRule.parse("read-at-12-0000000001").isEmpty(), "a malformed anchor is not an anchor");
+        assertTrue(WaitRule.parse("lock--2147483648").isEmpty(), "a wrapped sequence is not a sequence");
+    }
+
+    @Test
+    void queueOrderIsBySequenceNotByNameOrProtectionId() {
+        List<String> children = List.of("_c_ffffffff-0000-4000-8000-000000000000-lock-0000000002",
+                "_c_00000000-0000-4000-8000-000000000000-lock-0000000010", lock(1));
+        List<Long> order = WaitRule.queue(children, Set.of(Type.LOCK)).stream().map(WaitRule.Node::sequence).toList();
+        assertEquals(List.of(1L, 2L, 10L), order);
+    }
+
+    @Test
+    void mutexGrantsOnlyTheFirstAndEachWaiterWatchesOnlyItsPredecessor() {
+        List<String> children = List.of(lock(4), lock(1), lock(2));
+        assertEquals(Outcome.GRANTED, decide(children, Set.of(Type.LOCK), lock(1), 1).outcome());
+        Decision second = decide(children, Set.of(Type.LOCK), lock(2), 1);
+        assertEquals(Outcome.WAIT, second.outcome());
+        assertEquals(List.of(lock(1)), second.watch());
+        assertEquals(List.of(lock(2)), decide(children, Set.of(Type.LOCK), lock(4), 1).watch(),
+                "the third watches the second, not the holder: one release wakes one waiter");
+    }
+
+    @Test
+    void aNodeNotAmongTheChildrenIsMissing() {
+        assertEquals(Outcome.MISSING, decide(List.of(lock(1)), Set.of(Type.LOCK), lock(2), 1).outcome());
+        assertEquals(Outcome.MISSING, decide(List.of(), Set.of(Type.LOCK), lock(2), 1).outcome());
+    }
+
+    @Test
+    void writersNeedToBeFirstAndWatchTheirPredecessorOfEitherKind() {
+        List<String> children = List.of(read(1), read(2), write(3));
+        Decision w = decide(children, RW, write(3), 1);
+        assertEquals(Outcome.WAIT, w.outcome());
+        assertEquals(List.of(read(2)), w.watch());
+        assertEquals(Outcome.GRANTED, decide(List.of(write(3)), RW, write(3), 1).outcome());
+    }
+
+    @Test
+    void readersShareButQueueBehindAWaitingWriterAndWatchTheNearestWriterAhead() {
+        List<String> children = List.of(read(1), write(2), read(3), write(4), read(5));
+        assertEquals(Outcome.GRANTED, decide(children, RW, read(1), 1).outcome());
+        Decision r3 = decide(children, RW, read(3), 1);
+        assertEquals(List.of(write(2)), r3.watch(), "a reader behind a waiting writer waits: writers do not starve");
+        assertEquals(List.of(write(4)), decide(children, RW, read(5), 1).watch(), "the nearest writer ahead, not the first");
+        assertEquals(Outcome.GRANTED, decide(List.of(read(1), read(3), read(5)), RW, read(5), 1).outcome());
+    }
+
+    @Test
+    void anAnchoredReadQueuesAtItsWritesPlaceAheadOfWritersThatQueuedBehindIt() {
+        // We hold write 5; writer 6 waits; we take a read under our write (downgrade), then close write 5.
+        List<String> during = List.of(write(5), write(6), anchored(5, 7));
+        assertEquals(Outcome.GRANTED, decide(during, RW, anchored(5, 7), 1).outcome(), "not blocked by its own write");
+        assertEquals(List.of(anchored(5, 7)), decide(during, RW, write(6), 1).watch(),
+                "the waiting writer now sits behind the anchored read, which sorts at place 5");
+        List<String> after = List.of(write(6), anchored(5, 7));
+        Decision w6 = decide(after, RW, write(6), 1);
+        assertEquals(Outcome.WAIT, w6.outcome(), "the writer stays behind the downgraded reader");
+        assertEquals(List.of(anchored(5, 7)), w6.watch());
+        assertFalse(WaitRule.grantSafeWithoutReread(Type.WRITE), "an anchored read can appear ahead of a writer");
+        assertTrue(WaitRule.grantSafeWithoutReread(Type.LOCK));
+        assertTrue(WaitRule.grantSafeWithoutReread(Type.READ));
+        assertTrue(WaitRule.grantSafeWithoutReread(Type.LEASE));
+    }
+
+    @Test
+    void anAnchoredReadWhoseWriteIsGoneIsNotGrantedButInspectionStillCountsAFinishedDowngrade() {
+        List<String> children = List.of(write(6), anchored(5, 7));
+        assertEquals(Outcome.ANCHOR_MISSING, decide(children, RW, anchored(5, 7), 1).outcome());
+        List<WaitRule.Node> queue = WaitRule.queue(children, RW);
+        assertTrue(WaitRule.holds(queue, queue.get(0), 1), "the downgraded read holds");
+        assertFalse(WaitRule.holds(queue, queue.get(1), 1), "the writer behind it does not");
+    }
+
+    @Test
+    void anAnchoredReadIsStillBlockedByAnotherWriteAhead() {
+        List<String> children = List.of(write(2), write(5), anchored(5, 7));
+        Decision d = decide(children, RW, anchored(5, 7), 1);
+        assertEquals(List.of(write(2)), d.watch());
+    }
+
+    @Test
+    void semaphoreGrantsTheFirstSlotsTheFirstWaiterWatchesEveryHolderLaterOnesTheirPredecessor() {
+        List<String> children = List.of(lease(1), lease(2), lease(3), lease(4), lease(5));
+        Set<Type> f = Set.of(Type.LEASE);
+        assertEquals(Outcome.GRANTED, decide(children, f, lease(2), 2).outcome());
+        Decision first = decide(children, f, lease(3), 2);
+        assertEquals(List.of(lease(1), lease(2)), first.watch(), "any holder leaving frees the first waiter's slot");
+        assertFalse(first.wakeOnStamp());
+        Decision later = decide(children, f, lease(5), 2);
+        assertEquals(List.of(lease(4)), later.watch());
+        assertTrue(later.wakeOnStamp(), "its predecessor being granted (stamped) makes it the first waiter");
+    }
+
+    @Test
+    void aGrantedLeaseStampsOnlyWhenSomeoneMayBeWatchingIt() {
+        Set<Type> f = Set.of(Type.LEASE);
+        assertTrue(decide(List.of(lease(1), lease(2), lease(3)), f, lease(2), 2).stampOnGrant());
+        assertFalse(decide(List.of(lease(1), lease(2)), f, lease(2), 2).stampOnGrant(), "the last node has no successor");
+        assertFalse(decide(List.of(lease(1), lease(2)), f, lease(1), 1).stampOnGrant(),
+                "with one slot a successor watches its predecessor's deletion only");
+    }
+
+    @Test
+    void aSemaphoreOfOneBehavesLikeTheMutex() {
+        List<String> children = List.of(lease(1), lease(2), lease(3));
+        Decision d = decide(children, Set.of(Type.LEASE), lease(3), 1);
+        assertEquals(List.of(lease(2)), d.watch());
+        assertFalse(d.wakeOnStamp());
+    }
+
+    @Test
+    void outOfOrderReleaseNeverStrandsTheFirstWaiter() {
+        // Permits 2: holders 1 and 2, waiters 3 and 4. Holder 2 (not 1) leaves first.
+        Set<Type> f = Set.of(Type.LEASE);
+        List<String> before = List.of(lease(1), lease(2), lease(3), lease(4));
+        assertTrue(decide(before, f, lease(3), 2).watch().contains(lease(2)), "the first waiter hears holder 2 leave");
+        List<WaitRule.Node> reduced = WaitRule.without(WaitRule.queue(before, f), Set.of(lease(2)));
+        assertEquals(Outcome.GRANTED, WaitRule.decide(reduced, lease(3), 2, true).outcome());
+    }
+
+    @Test
+    void familiesDoNotSeeEachOthersNodes() {
+        List<String> children = List.of(lease(1), lock(2));
+        assertEquals(Outcome.GRANTED, decide(children, Set.of(Type.LOCK), lock(2), 1).outcome());
+    }
+
+    /** Exhaustive small-queue check: exactly the expected nodes hold, and every waiter watches a node ahead of it. */
+    @Test
+    void everyWaiterWatchesOnlyNodesAheadOfItAndHoldersFollowTheRules() {
+        for (int mask = 0; mask < (1 << 6); mask++) {
+            List<String> children = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                children.add(((mask >> i) & 1) == 0 ? read(i) : write(i));
+            }
+            List<WaitRule.Node> queue = WaitRule.queue(children, RW);
+            int holders = 0;
+            boolean writeHolds = false;
+            for (int i = 0; i < queue.size(); i++) {
+                WaitRule.Node n = queue.get(i);
+                Decision d = WaitRule.decide(queue, n.name(), 1, true);
+                if (d.outcome() == Outcome.GRANTED) {
+                    holders++;
+                    writeHolds |= n.type() == Type.WRITE;
+                    boolean writeAhead = queue.subList(0, i).stream().anyMatch(a -> a.type() == Type.WRITE);
+                    assertFalse(writeAhead, "nothing holds behind a writer: " + children);
+                } else {
+                    int at = i;
+                    for (String w : d.watch()) {
+                        int wi = queue.stream().map(WaitRule.Node::name).toList().indexOf(w);
+                        assertTrue(wi >= 0 && wi < at, "a waiter watches a node ahead of it: " + children);
+                    }
+                }
+            }
+            assertTrue(holders >= 1, "someone always holds a non-empty queue: " + children);
+            assertTrue(!writeHolds || holders == 1, "a writer holds alone: " + children);
+        }
+    }
+
+    @Test
+    void decisionsRejectNonsense() {
+        assertThrows(IllegalArgumentException.class, () -> WaitRule.decide(List.of(), lock(1), 0, true));
+        assertThrows(IllegalArgumentException.class,
+                () -> new Decision(Outcome.WAIT, List.of(), false, false), "a wait with nothing to watch");
+    }
+}

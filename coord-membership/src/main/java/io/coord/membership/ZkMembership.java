@@ -1,0 +1,470 @@
+package io.coord.membership;
+
+import io.coord.ConnectionLostException;
+import io.coord.CoordException;
+import io.coord.CoordPath;
+import io.coord.CoordSession;
+import io.coord.FencingToken;
+import io.coord.Lease;
+import io.coord.LeaseListener;
+import io.coord.LockLostException;
+import io.coord.Registration;
+import io.coord.SessionExpiredException;
+import io.coord.SessionListener;
+import io.coord.SessionState;
+import io.coord.internal.Listeners;
+import io.coord.internal.NodeLease;
+import io.coord.internal.Payloads;
+import io.coord.internal.Zk;
+import io.coord.internal.ZkSession;
+import io.coord.membership.MembershipRule.Event;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A membership: one node at a time, each watched by a {@link NodeLease} (the shared lease
+ * plumbing: SUSPENDED or a process stall → uncertain until one round trip confirms the node;
+ * session ended or node deleted → lost). The lease's moves drive {@link MembershipRule}; a lost
+ * node is re-created on the group's worker thread.
+ *
+ * <p>The lease is never {@code close()}d: that deletes by path with a guaranteed (retried) delete,
+ * which for a fixed member path could remove a node another session created meanwhile. Leaving
+ * deletes through {@link MemberNode#deleteIfOwned} instead, and the lease then ends when it sees
+ * its node gone.
+ */
+final class ZkMembership<M> implements Membership<M> {
+    private static final Logger LOG = LoggerFactory.getLogger(ZkMembership.class);
+    /** Live handles of this process, so that two handles of one client never share a node. */
+    private static final Map<Map.Entry<Zk, CoordPath>, ZkMembership<?>> HELD = new ConcurrentHashMap<>();
+
+    /** The state, its cause exactly when LOST, and when it was entered. */
+    record Snapshot(State state, CoordException cause, long sinceNanos) {
+        Snapshot {
+            if ((state == State.LOST) != (cause != null)) {
+                throw new IllegalArgumentException("a cause is required exactly when LOST; state=" + state + ", cause=" + cause);
+            }
+        }
+    }
+
+    private final ZkGroup<M> group;
+    private final Zk zk;
+    private final CoordPath node;
+    private final Map.Entry<Zk, CoordPath> key;
+    private final AtomicReference<Snapshot> state = new AtomicReference<>(new Snapshot(State.JOINED, null, System.nanoTime()));
+    private final Listeners<Listener> listeners = new Listeners<>();
+    private final CompletableFuture<State> ended = new CompletableFuture<>();
+    private final Set<Long> ownSessions = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger rejoins = new AtomicInteger();
+    private final AtomicBoolean left = new AtomicBoolean();
+    private final Object updateLock = new Object();
+    private volatile M metadata;
+    private volatile byte[] bytes;
+    private volatile NodeLease lease;
+    private volatile ZkSession session;
+    private volatile long czxid;
+    private volatile int dataVersion;
+    private volatile long waitingForOldNodeSince; // nanos; 0 when not waiting
+
+    private ZkMembership(ZkGroup<M> group, Zk zk, CoordPath node, M metadata, byte[] bytes) {
+        this.group = group;
+        this.zk = zk;
+        this.node = node;
+        this.key = Map.entry(zk, node);
+        this.metadata = metadata;
+        this.bytes = bytes;
+    }
+
+    /** The first join, on the caller's thread. */
+    static <M> ZkMembership<M> join(ZkGroup<M> group, Zk zk, CoordPath node, M metadata) throws InterruptedException {
+        byte[] bytes = group.options().codec().encode(node, metadata);
+        zk.checkSize(node, bytes.length);
+        ZkMembership<M> m = new ZkMembership<>(group, zk, node, metadata, bytes);
+        ZkMembership<?> other = HELD.putIfAbsent(m.key, m);
+        if (other != null) {
+            throw new MemberIdTakenException("member id \"" + node.name() + "\" in group " + group.name() + " (" + node
+                    + ") is already held by another Membership handle of this client (" + other + "); nothing was created",
+                    node.name(), other.session == null ? 0 : other.session.id());
+        }
+        boolean ok = false;
+        try {
+            Payloads.checkChildCap(zk, node.parent(), group.options().maxMembers());
+            MemberNode.Outcome outcome = MemberNode.create(zk, node, bytes);
+            if (outcome instanceof MemberNode.Held held) {
+                ZkSession now = zk.liveSession();
+                if (held.stat().getEphemeralOwner() != now.id()) {
+                    throw taken(group.name(), node, held.stat(), "");
+                }
+                // Our own session made it: a create whose reply was lost and was retried. Adopt it.
+                LOG.info("member {}: adopting {} created by this session ({}) in an earlier attempt", node.name(), node, now.idHex());
+                m.install(now, MemberNode.adopt(zk, node, held.stat(), bytes));
+            } else {
+                MemberNode.Created created = (MemberNode.Created) outcome;
+                m.install(created.session(), created.stat());
+            }
+            ok = true;
+            return m;
+        } catch (InterruptedException e) {
+            // The caller gave up: a node the create may have made must not outlive the attempt.
+            group.execute(() -> removeOrphan(zk, node, m.key));
+            throw e;
+        } finally {
+            if (!ok) {
+                HELD.remove(m.key, m);
+            }
+        }
+    }
+
+    /** Deletes {@code node} if this client's session holds it and no handle does (an abandoned join). */
+    private static void removeOrphan(Zk zk, CoordPath node, Map.Entry<Zk, CoordPath> key) {
+        try {
+            ZkSession now = zk.liveSession();
+            Stat stat = zk.call(node, () -> zk.curator().checkExists().forPath(node.value()));
+            if (stat != null && stat.getEphemeralOwner() == now.id() && !HELD.containsKey(key)) {
+                MemberNode.deleteIfOwned(zk, node, now.id(), stat.getCzxid());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (CoordException e) {
+            LOG.debug("member {}: could not check for a node left by an interrupted join", node.name(), e);
+        }
+    }
+
+    static MemberIdTakenException taken(String group, CoordPath node, Stat holder, String when) {
+        long owner = holder.getEphemeralOwner();
+        String who = owner == 0 ? "a persistent node (not a member: no session owns it)"
+                : "live session 0x" + Long.toHexString(owner) + " (joined " + Instant.ofEpochMilli(holder.getCtime())
+                + "; if that process crashed, the server removes the node when it expires the session)";
+        return new MemberIdTakenException("member id \"" + node.name() + "\" in group " + group + " (" + node + ") is held by "
+                + who + when + "; nothing was created", node.name(), owner);
+    }
+
+    /** Starts watching a node just created (or adopted) for this member. */
+    private void install(ZkSession owner, Stat stat) {
+        session = owner;
+        czxid = stat.getCzxid();
+        dataVersion = stat.getVersion();
+        ownSessions.add(owner.id());
+        NodeLease l = new NodeLease(zk, owner, new FencingToken(stat.getCzxid(), node));
+        lease = l;
+        l.addListener(new LeaseListener() {
+            @Override
+            public void onUncertain(Lease x) {
+                move(l, Event.SUSPEND, null);
+            }
+
+            @Override
+            public void onRestored(Lease x) {
+                move(l, Event.RESTORE, null);
+            }
+
+            @Override
+            public void onLost(Lease x, CoordException cause) {
+                nodeGone(l, cause);
+            }
+        }, group::execute);
+        // Moves made before the listener was added would be missed: look once more, on the worker.
+        group.execute(() -> {
+            switch (l.state()) {
+                case UNCERTAIN -> move(l, Event.SUSPEND, null);
+                case LOST -> nodeGone(l, l.snapshot().cause());
+                default -> { }
+            }
+        });
+    }
+
+    // ---- moves: all on the group's worker, except leave() ----
+
+    private void move(NodeLease from, Event event, CoordException cause) {
+        if (from == lease) {
+            apply(event, cause);
+        }
+    }
+
+    private void nodeGone(NodeLease from, CoordException cause) {
+        if (from != lease || left.get()) {
+            return;
+        }
+        if (!group.options().rejoin()) {
+            apply(Event.GIVE_UP, cause);
+            return;
+        }
+        if (apply(Event.NODE_GONE, cause)) {
+            tryRejoin();
+        }
+    }
+
+    /** A session event happened (reconnect, new session): a rejoin waiting for one may go now. */
+    void kick() {
+        tryRejoin();
+    }
+
+    private void tryRejoin() {
+        if (state() != State.REJOINING || left.get()) {
+            return;
+        }
+        ZkSession now = zk.sessions().current();
+        if (now == null || now.state() != SessionState.CONNECTED) {
+            return; // the reconnect or the new session will kick us
+        }
+        try {
+            MemberNode.Outcome outcome = MemberNode.create(zk, node, bytes);
+            Stat stat;
+            if (outcome instanceof MemberNode.Held held) {
+                long owner = held.stat().getEphemeralOwner();
+                if (owner != now.id()) {
+                    if (ownSessions.contains(owner) && waitForOldNode()) {
+                        // The client gave our old session up before the server did: its node
+                        // goes when the server expires that session. Try again shortly.
+                        group.executeLater(this::tryRejoin, 250);
+                        return;
+                    }
+                    apply(Event.GIVE_UP, taken(group.name(), node, held.stat(), " while this member was rejoining"));
+                    return;
+                }
+                stat = MemberNode.adopt(zk, node, held.stat(), bytes);
+            } else {
+                stat = ((MemberNode.Created) outcome).stat();
+            }
+            waitingForOldNodeSince = 0;
+            install(now, stat);
+            if (!apply(Event.REJOINED, null)) {
+                // left (or closed) while the create was in flight: do not leave a member behind
+                MemberNode.deleteIfOwned(zk, node, now.id(), stat.getCzxid());
+                return;
+            }
+            rejoins.incrementAndGet();
+            zk.client().metrics().increment("coord.membership.rejoins", "group", group.name());
+            LOG.info("member {} of group {} rejoined on session {} (rejoin {})", node.name(), group.name(), now.idHex(), rejoins.get());
+            listeners.forEach(l -> l.onRejoined(this, now));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ConnectionLostException | SessionExpiredException e) {
+            LOG.debug("member {}: rejoin failed, retrying", node.name(), e);
+            group.executeLater(this::tryRejoin, 1000);
+        } catch (CoordException e) {
+            if (e.retryable()) {
+                group.executeLater(this::tryRejoin, 1000);
+            } else {
+                apply(Event.GIVE_UP, e);
+            }
+        }
+    }
+
+    /** Whether to keep waiting for our old session's node to go: at most the session timeout and a margin. */
+    private boolean waitForOldNode() {
+        long now = System.nanoTime();
+        if (waitingForOldNodeSince == 0) {
+            waitingForOldNodeSince = now;
+        }
+        long budget = zk.client().negotiatedSessionTimeout().toNanos() + 5_000_000_000L;
+        return now - waitingForOldNodeSince < budget;
+    }
+
+    /** Applies one event; tells listeners; returns whether the state moved. */
+    private boolean apply(Event event, CoordException cause) {
+        while (true) {
+            Snapshot from = state.get();
+            Optional<State> to = MembershipRule.next(from.state(), event);
+            if (to.isEmpty()) {
+                return false;
+            }
+            if (!MembershipRule.isLegal(from.state(), to.get())) {
+                throw new IllegalStateException("illegal membership transition " + from.state() + " -> " + to.get());
+            }
+            Snapshot next = new Snapshot(to.get(), to.get() == State.LOST ? cause : null, System.nanoTime());
+            if (state.compareAndSet(from, next)) {
+                announce(event, next, cause);
+                return true;
+            }
+        }
+    }
+
+    private void announce(Event event, Snapshot to, CoordException cause) {
+        switch (to.state()) {
+            case SUSPENDED -> listeners.forEach(l -> l.onSuspended(this));
+            case JOINED -> {
+                if (event == Event.RESTORE) {
+                    listeners.forEach(l -> l.onRestored(this));
+                } // REJOINED is announced by tryRejoin with its session
+            }
+            case REJOINING -> {
+                LOG.warn("member {} of group {} lost its node: {}", node.name(), group.name(), cause == null ? "?" : cause.getMessage());
+                listeners.forEach(l -> l.onNodeLost(this, cause));
+            }
+            case LOST -> {
+                LOG.warn("member {} of group {} is out of the group for good: {}", node.name(), group.name(), to.cause().getMessage());
+                listeners.forEach(l -> l.onLost(this, to.cause()));
+                finish(State.LOST);
+            }
+            case LEFT -> {
+                listeners.forEach(l -> l.onLeft(this));
+                finish(State.LEFT);
+            }
+        }
+    }
+
+    private void finish(State finalState) {
+        HELD.remove(key, this);
+        group.forget(this);
+        ended.complete(finalState);
+    }
+
+    // ---- the API ----
+
+    @Override
+    public String group() {
+        return group.name();
+    }
+
+    @Override
+    public String memberId() {
+        return node.name();
+    }
+
+    @Override
+    public CoordPath node() {
+        return node;
+    }
+
+    @Override
+    public State state() {
+        return state.get().state();
+    }
+
+    @Override
+    public CoordSession session() {
+        return session;
+    }
+
+    @Override
+    public long incarnation() {
+        return czxid;
+    }
+
+    @Override
+    public int rejoins() {
+        return rejoins.get();
+    }
+
+    @Override
+    public M metadata() {
+        return metadata;
+    }
+
+    @Override
+    public void update(M value) throws InterruptedException {
+        byte[] encoded = group.options().codec().encode(node, value);
+        zk.checkSize(node, encoded.length);
+        synchronized (updateLock) {
+            Snapshot s = state.get();
+            ZkSession owner = session;
+            if (s.state() != State.JOINED || owner.state() != SessionState.CONNECTED) {
+                throw new LockLostException("member " + node.name() + " of group " + group.name() + " is " + s.state()
+                        + (s.state() == State.JOINED ? " but its session " + owner.idHex() + " is " + owner.state() : "")
+                        + "; metadata not written", s.cause());
+            }
+            long incarnation = czxid;
+            Stat stat;
+            try {
+                stat = zk.curator().setData().withVersion(dataVersion).forPath(node.value(), encoded);
+            } catch (KeeperException.NoNodeException e) {
+                throw new LockLostException("member node " + node + " is gone; metadata not written", e);
+            } catch (KeeperException.BadVersionException e) {
+                throw new LockLostException("member node " + node + " was changed by someone else (expected version "
+                        + dataVersion + "); metadata not written", e);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                throw zk.translate(e, node);
+            }
+            if (stat.getCzxid() != incarnation) {
+                LOG.error("member {}: the metadata write landed on another incarnation of {} (czxid 0x{}, ours 0x{})",
+                        node.name(), node, Long.toHexString(stat.getCzxid()), Long.toHexString(incarnation));
+                throw new LockLostException("member node " + node + " now belongs to another incarnation; our node is gone");
+            }
+            dataVersion = stat.getVersion();
+            metadata = value;
+            bytes = encoded;
+        }
+    }
+
+    @Override
+    public CompletableFuture<State> ended() {
+        return ended.copy();
+    }
+
+    @Override
+    public Registration addListener(Listener listener, Executor executor) {
+        return listeners.add(listener, executor);
+    }
+
+    @Override
+    public void leave() {
+        if (!left.compareAndSet(false, true)) {
+            return;
+        }
+        if (!state().isTerminal()) {
+            // Delete first, so that when onLeft runs observers are already being told.
+            deleteOwnNode(session, czxid);
+        }
+        apply(Event.LEAVE, null);
+    }
+
+    /** Deletes our node while our session lives; once it has ended, the server has deleted it. */
+    private void deleteOwnNode(ZkSession owner, long incarnation) {
+        if (owner.state().isTerminal()) {
+            return;
+        }
+        if (owner.state() == SessionState.CONNECTED) {
+            try {
+                MemberNode.deleteIfOwned(zk, node, owner.id(), incarnation);
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (CoordException e) {
+                LOG.debug("member {}: could not delete {} now; retrying on reconnect", node.name(), node, e);
+            }
+        }
+        AtomicReference<Registration> retry = new AtomicReference<>();
+        retry.set(owner.addListener(new SessionListener() {
+            @Override
+            public void onReconnected(CoordSession s) {
+                Registration r = retry.getAndSet(null);
+                if (r != null) {
+                    r.close();
+                }
+                deleteOwnNode(owner, incarnation);
+            }
+
+            @Override
+            public void onEnded(CoordSession s, SessionState finalState) {
+                Registration r = retry.getAndSet(null);
+                if (r != null) {
+                    r.close();
+                }
+            }
+        }, zk.events()));
+    }
+
+    @Override
+    public void close() {
+        leave();
+    }
+
+    @Override
+    public String toString() {
+        return "Membership[" + node + " " + state() + " session=" + (session == null ? "?" : session.idHex()) + "]";
+    }
+}

@@ -1,0 +1,57 @@
+/**
+ * Cluster membership: a live, versioned view of who is up.
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li>A member id is held by one session at a time: {@link io.coord.membership.Group#join}
+ *       refuses an id another live session (or another handle of the same client) holds, with
+ *       {@link io.coord.membership.MemberIdTakenException} naming the id and the holder's session.
+ *       Bad input (id, metadata that is not JSON-serializable or over the limit) is refused
+ *       before anything is written.
+ *   <li>A {@link io.coord.membership.Membership} keeps its member in the group: if its node goes
+ *       (session expired, node deleted) it creates a new one, on the new session if there is
+ *       one, and tells its listeners ({@code onNodeLost}, then {@code onRejoined}).
+ *   <li>A {@link io.coord.membership.GroupView} is immutable and carries a version, the highest
+ *       zxid it reflects; one {@code Group} object never shows an older version than it showed
+ *       before (after a new session it syncs before reading), and the version moves with every
+ *       change it reports. Views are snapshots except while a group changes faster than a read
+ *       completes (see {@link io.coord.membership.GroupView#version()}).
+ *   <li>Listeners get the exact differences between consecutive views, also across reconnects
+ *       and session expiries (the view is then rebuilt from a fresh read): replaying their calls
+ *       onto the first view gives the current one.
+ *   <li>A member whose process dies is reported left once the server expires its session: within
+ *       the session timeout plus the server's tick.
+ * </ul>
+ *
+ * <h2>Node layout</h2>
+ * <pre>
+ * /groups                          persistent
+ * /groups/{group}                  persistent, created by the first join; its pzxid versions views
+ * /groups/{group}/{memberId}       ephemeral, JSON metadata (io.coord.Codec, size-checked)
+ * </pre>
+ * Observers hold one persistent recursive watch on {@code /groups/{group}}. Arrivals and updates
+ * are followed by a read of the member and a barrier round trip that proves nothing else moved;
+ * departures arrive as zxid-stamped deletions on an unbroken watch, in order, and are applied
+ * without a read (see {@code GroupWatch}: this is where Coord's "re-read after every event" rule
+ * is relaxed, because with a persistent watch and no disconnect in between the event stream is
+ * complete and ordered; any disconnect forces a full re-read).
+ *
+ * <h2>Failure semantics</h2>
+ * <ul>
+ *   <li>SUSPENDED: a membership becomes {@code SUSPENDED} (its node may still exist;
+ *       {@code update} is refused); a group keeps showing its last view. Same session back: the
+ *       membership is confirmed by a round trip and {@code JOINED} again; the group rebuilds its
+ *       view.
+ *   <li>LOST (session expired): the membership is {@code REJOINING} and re-creates its node on
+ *       the client's next session; the group re-adds its watch, syncs, rebuilds its view.
+ *   <li>Interrupt: blocking calls ({@code open}, {@code join}, {@code update}, the awaits) throw
+ *       {@link java.lang.InterruptedException} and leave nothing half-done behind.
+ * </ul>
+ *
+ * <p>Public types: {@link io.coord.membership.Group} (entry), {@link io.coord.membership.Membership}
+ * (handle, with its {@code State} and {@code Listener}), {@link io.coord.membership.GroupOptions},
+ * {@link io.coord.membership.GroupView} and {@link io.coord.membership.MemberInfo} (values),
+ * {@link io.coord.membership.GroupListener}, and {@link io.coord.membership.MemberIdTakenException}
+ * (a duplicate id is the one refusal callers act on differently, so it gets a type).
+ */
+package io.coord.membership;
