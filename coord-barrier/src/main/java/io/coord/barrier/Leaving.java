@@ -13,6 +13,7 @@ import io.coord.barrier.BarrierStore.View;
 import io.coord.barrier.Generation.Members;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import org.apache.curator.framework.WatcherRemoveCuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException;
 
@@ -41,8 +42,21 @@ final class Leaving extends Waiting {
             outcome = outcome(e);
             throw e;
         } finally {
-            seat.close();
-            finish("coord.barrier.leave.wait", outcome, false);
+            if ("released".equals(outcome)) {
+                // Everyone has left: the seat's node and this call's watches only need tidying.
+                // That happens on the client's own event thread, so that the one write and the
+                // watch removals per member are not between every member and its return.
+                seat.released();
+                finish("coord.barrier.leave.wait", outcome, true);
+                WatcherRemoveCuratorFramework w = watching;
+                store.zk().events().execute(() -> {
+                    seat.close();
+                    w.removeWatchers();
+                });
+            } else {
+                seat.close();
+                finish("coord.barrier.leave.wait", outcome, false);
+            }
         }
     }
 
