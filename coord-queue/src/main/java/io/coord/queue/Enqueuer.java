@@ -37,9 +37,16 @@ import org.slf4j.LoggerFactory;
 final class Enqueuer<T> {
     private static final Logger LOG = LoggerFactory.getLogger(Enqueuer.class);
 
+    /** Below half the depth cap, the depth is read again after this many enqueues of this instance. */
+    static final int REREAD_EVERY = 100;
+
     private final ZkTaskQueue<T> queue;
     private final Zk zk;
     private final QueueLayout layout;
+    private final Object depthLock = new Object();
+    /** Depth at the last read plus this instance's enqueues since; -1 before the first read. */
+    private long knownDepth = -1;
+    private int sinceRead;
 
     Enqueuer(ZkTaskQueue<T> queue) {
         this.queue = queue;
@@ -173,22 +180,45 @@ final class Enqueuer<T> {
         return new TaskId(path.substring(path.lastIndexOf('/') + 1));
     }
 
-    /** Depth cap (bad-input row 13), checked before anything is written. */
+    /**
+     * Depth cap (bad-input row 13), checked before anything is written. From half the cap on, the
+     * depth is read before every enqueue and the cap holds exactly (the refusal comes from
+     * {@link Payloads#checkChildCap}). Below half, a producer re-reads it only every
+     * {@value #REREAD_EVERY} enqueues and counts its own in between, which saves a read per
+     * enqueue; concurrent producers could then overshoot only if more than cap / (2 ×
+     * {@value #REREAD_EVERY}) of them enqueued at once, and by at most {@value #REREAD_EVERY}
+     * tasks each, still far below the listing limit the cap protects.
+     */
     private void checkCap(int adding) {
         int cap = queue.options.depthCap();
-        try {
-            // Room for `adding` more means fewer than cap - adding + 1 children now.
-            Payloads.checkChildCap(zk, layout.tasks, Math.max(1, cap - adding + 1));
-        } catch (TooManyChildrenException e) {
-            throw new QueueFullException("queue '" + layout.name + "' cannot take " + adding + " more task(s) within its"
-                    + " depth cap of " + cap + "; nothing was added (" + e.getMessage() + ")", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CoordException("interrupted while checking the depth of " + layout.tasks, e);
-        }
         if (adding > cap) {
             throw new QueueFullException("a batch of " + adding + " tasks is larger than queue '" + layout.name
                     + "''s depth cap of " + cap + "; nothing was added");
+        }
+        synchronized (depthLock) {
+            if (knownDepth >= 0 && knownDepth + adding <= cap / 2 && sinceRead + adding <= REREAD_EVERY) {
+                knownDepth += adding;
+                sinceRead += adding;
+                return;
+            }
+        }
+        Stat stat = existsOrNull(layout.tasks);
+        int depth = stat == null ? 0 : stat.getNumChildren();
+        if (depth + adding > cap) {
+            try {
+                // Room for `adding` more means fewer than cap - adding + 1 children now.
+                Payloads.checkChildCap(zk, layout.tasks, cap - adding + 1);
+            } catch (TooManyChildrenException e) {
+                throw new QueueFullException("queue '" + layout.name + "' cannot take " + adding + " more task(s) within its"
+                        + " depth cap of " + cap + "; nothing was added (" + e.getMessage() + ")", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CoordException("interrupted while checking the depth of " + layout.tasks, e);
+            }
+        }
+        synchronized (depthLock) {
+            knownDepth = depth + adding;
+            sinceRead = adding;
         }
     }
 

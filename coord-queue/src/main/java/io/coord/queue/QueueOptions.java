@@ -22,7 +22,8 @@ import java.util.Set;
  * @param lanes         number of priority lanes, 1..{@value #MAX_LANES} (default 1)
  * @param depthCap      most tasks (pending + processing) the queue holds, 1..{@value #MAX_DEPTH_CAP}
  *                      (default {@value #DEFAULT_DEPTH_CAP}); an enqueue past it raises
- *                      {@link QueueFullException}
+ *                      {@link QueueFullException} (exactly from half the cap on; see the package
+ *                      documentation for below half)
  * @param consumerName  how this process's claims name their owner in stats (default {@code pid@host})
  * @param clock         wall clock for enqueue times, delays and backoff (compared across processes)
  * @param shutdownGrace how long {@link TaskWorker#close()} lets in-flight tasks finish before
