@@ -45,8 +45,10 @@ final class BarrierBench implements Benchmark {
     static final String NAME = "barrier.double";
     static final String PEER = "curator";
     static final int[] SIZES = {16, 32};
-    /** Cycles per round and side (the {@code --ops} option overrides it). */
+    /** Cycles per round and side; {@code --ops} sets it, up to {@value #MAX_CYCLES}. */
     static final int DEFAULT_CYCLES = 3;
+    /** A cycle is 2 x 16..32 barrier passages and two settles of the others: {@code --ops 20} must not mean 20 of them. */
+    static final int MAX_CYCLES = 5;
     private static final Duration WAIT = Duration.ofSeconds(60);
     /**
      * After the server shows every other member waiting, this much more before the last one
@@ -99,7 +101,7 @@ final class BarrierBench implements Benchmark {
 
     @Override
     public List<Figure> run(BenchContext ctx) throws InterruptedException {
-        int cycles = ctx.ops(DEFAULT_CYCLES);
+        int cycles = Math.min(MAX_CYCLES, ctx.ops(DEFAULT_CYCLES));
         List<Figure> figures = new ArrayList<>();
         for (int n : SIZES) {
             ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
