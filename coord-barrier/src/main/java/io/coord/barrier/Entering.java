@@ -121,6 +121,7 @@ final class Entering extends Waiting {
                     continue;
                 }
                 Members before = store.seats().members(seats, g);
+                remember(before); // names, for a break message should one of them vanish
                 String unique = UUID.randomUUID().toString().replace("-", "");
                 String name = Generation.seatName(barrier.memberId(), unique);
                 long session = store.zk().liveSession().id();
@@ -189,6 +190,7 @@ final class Entering extends Waiting {
         noteRoot(view);
         try {
             Members m = store.seats().members(SeatCalls.await(listed, giveUp, g.members()), g);
+            remember(m);
             // Seat 0 must watch the children: it reads them again, with the watch.
             members = m.present().containsKey(seat.sequence()) && seat.sequence() != 0 ? m : null;
         } catch (CoordException e) {
