@@ -1,6 +1,5 @@
 package io.coord.barrier;
 
-import io.coord.barrier.BarrierStatus.Phase;
 import io.coord.barrier.Generation.Members;
 import io.coord.barrier.Generation.Seat;
 import java.util.ArrayList;

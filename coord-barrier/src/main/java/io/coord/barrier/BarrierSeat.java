@@ -38,6 +38,8 @@ public final class BarrierSeat implements Lease {
     /** The root's version once READY was recorded: leaving is guarded by it; -1 if unknown. */
     private volatile int readyVersion = -1;
     private volatile WatcherRemoveCuratorFramework watches;
+    /** Set once everyone has left: the seat reads RELEASED although its node is removed a moment later. */
+    private volatile boolean released;
 
     BarrierSeat(ZkDoubleBarrier barrier, NodeLease lease, long generation, long sequence) {
         this.barrier = barrier;
@@ -97,6 +99,12 @@ public final class BarrierSeat implements Lease {
         readyVersion = version;
     }
 
+    /** Everyone has left: from now on the seat is RELEASED (its node goes when {@link #close()} runs). */
+    void released() {
+        released = true;
+        barrier.forget(this);
+    }
+
     /** Watches set while entering, removed when the seat closes. */
     void removeOnClose(WatcherRemoveCuratorFramework entered) {
         watches = entered;
@@ -112,9 +120,10 @@ public final class BarrierSeat implements Lease {
         return lease.node();
     }
 
+    /** RELEASED once {@link #leave} has returned (the node itself is deleted in the background right after). */
     @Override
     public LeaseState state() {
-        return lease.state();
+        return released ? LeaseState.RELEASED : lease.state();
     }
 
     @Override
@@ -124,6 +133,9 @@ public final class BarrierSeat implements Lease {
 
     @Override
     public void checkValid() {
+        if (released) {
+            throw new io.coord.LockLostException("seat " + this + " was released: its generation is done");
+        }
         lease.checkValid();
     }
 

@@ -2,7 +2,6 @@ package io.coord.barrier;
 
 import io.coord.Codec;
 import io.coord.CodecException;
-import io.coord.ConnectionLostException;
 import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.barrier.BarrierStatus.Phase;
@@ -10,19 +9,10 @@ import io.coord.barrier.Generation.Members;
 import io.coord.barrier.Generation.Seat;
 import io.coord.internal.Payloads;
 import io.coord.internal.Zk;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.BackgroundCallback;
-import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
@@ -59,10 +49,12 @@ final class BarrierStore {
 
     private final Zk zk;
     private final CoordPath root;
+    private final SeatCalls seats;
 
     BarrierStore(Zk zk, CoordPath root) {
         this.zk = zk;
         this.root = root;
+        this.seats = new SeatCalls(this);
     }
 
     CoordPath root() {
@@ -73,7 +65,12 @@ final class BarrierStore {
         return zk;
     }
 
-    private CuratorFramework curator() {
+    /** The seat calls (pipelined reads, taking and leaving seats) on this barrier. */
+    SeatCalls seats() {
+        return seats;
+    }
+
+    CuratorFramework curator() {
         return zk.curator();
     }
 
@@ -241,204 +238,8 @@ final class BarrierStore {
                 "record BROKEN of generation " + broken.generation());
     }
 
-    // ---- pipelined calls: sent back to back on one session, so ZooKeeper applies them in order ----
-
-    /** One background call: hands Curator the callback. */
-    @FunctionalInterface
-    interface Call {
-        void start(BackgroundCallback callback) throws Exception;
-    }
-
-    /** Starts one background call; its event (any result code) completes the future. */
-    CompletableFuture<CuratorEvent> async(CoordPath path, Call call) {
-        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
-        try {
-            call.start((client, event) -> result.complete(event));
-        } catch (Exception e) {
-            result.completeExceptionally(zk.translate(e, path));
-        }
-        return result;
-    }
-
-    /** The event of a background call, waiting at most until {@code deadlineNanos}. */
-    static CuratorEvent await(CompletableFuture<CuratorEvent> call, long deadlineNanos, CoordPath path) throws InterruptedException {
-        try {
-            return call.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof CoordException ce ? ce : new CoordException("call on " + path + " failed", e.getCause());
-        } catch (TimeoutException e) {
-            throw new ConnectionLostException("no answer from ZooKeeper for " + path + " in time");
-        }
-    }
-
-    /** The result code of an event, as ZooKeeper's enum. */
-    static KeeperException.Code code(CuratorEvent event) {
-        return KeeperException.Code.get(event.getResultCode());
-    }
-
-    /** The Coord exception for a failed event. */
-    CoordException failure(CuratorEvent event, CoordPath path) {
-        return zk.translate(KeeperException.create(code(event), event.getPath() == null ? path.value() : event.getPath()), path);
-    }
-
-    /**
-     * Takes a seat: one transaction that bumps the members node's data version (every arrival
-     * does, so a member that read the seats can tell, by compare-and-set, that nobody arrived
-     * since) and creates the seat (ephemeral-sequential; not protected: the caller's unique name is
-     * its protection). The seat's czxid is the transaction's zxid: the set's {@code mzxid}.
-     */
-    CompletableFuture<CuratorEvent> takeSeat(Generation g, String name) {
-        CoordPath base = g.members().child(name);
-        List<CuratorOp> ops = List.of(
-                op(() -> curator().transactionOp().setData().forPath(g.members().value(), new byte[0])),
-                op(() -> curator().transactionOp().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(base.value(), new byte[0])));
-        return async(base, cb -> curator().transaction().inBackground(cb).forOperations(ops));
-    }
-
-    /** A seat just made: its node name and czxid. */
-    record Taken(String node, long czxid) {
-    }
-
-    /** The seat from a {@link #takeSeat} (or {@link #tryComplete}) answer. */
-    static Taken taken(List<CuratorTransactionResult> results) {
-        long czxid = -1;
-        String node = null;
-        for (CuratorTransactionResult r : results) {
-            if (r.getType() == org.apache.curator.framework.api.transaction.OperationType.SET_DATA && czxid < 0) {
-                czxid = r.getResultStat().getMzxid();
-            } else if (r.getType() == org.apache.curator.framework.api.transaction.OperationType.CREATE
-                    && r.getForPath().contains("/" + Generation.MEMBERS + "/")) {
-                String path = r.getResultPath();
-                node = path.substring(path.lastIndexOf('/') + 1);
-            }
-        }
-        if (node == null || czxid < 0) {
-            throw new IllegalStateException("a seat's transaction answered without its seat: " + results);
-        }
-        return new Taken(node, czxid);
-    }
-
-    /**
-     * The arrival that completes the count, in one transaction: nobody else arrived since
-     * {@code membersVersion} was read, the other {@code parties - 1} seats still exist, our seat
-     * is created (so it gets sequence parties-1), and READY is recorded at {@code rootVersion}
-     * with the ready marker. Null if any of it no longer holds (then join the ordinary way).
-     */
-    List<CuratorTransactionResult> tryComplete(Generation g, GenerationRecord open, int rootVersion, int membersVersion,
-                                               List<Seat> others, String name, long seq) throws InterruptedException {
-        CoordPath base = g.members().child(name);
-        List<CuratorOp> ops = new ArrayList<>();
-        ops.add(op(() -> curator().transactionOp().setData().withVersion(membersVersion).forPath(g.members().value(), new byte[0])));
-        List<String> admitted = new ArrayList<>();
-        for (Seat seat : others) {
-            admitted.add(seat.node());
-            ops.add(op(() -> curator().transactionOp().check().forPath(g.seat(seat.node()).value())));
-        }
-        admitted.add(name + String.format("%010d", seq));
-        ops.add(op(() -> curator().transactionOp().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(base.value(), new byte[0])));
-        byte[] data = RECORDS.encode(root, open.ready());
-        byte[] list = READY_RECORDS.encode(g.marker(Generation.READY), new ReadyRecord(admitted));
-        ops.add(op(() -> curator().transactionOp().setData().withVersion(rootVersion).forPath(root.value(), data)));
-        ops.add(op(() -> curator().transactionOp().create().forPath(g.marker(Generation.READY).value(), list)));
-        Payloads.checkTransaction(ops, Payloads.TRANSACTION_LIMIT);
-        try {
-            return zk.call(root, () -> curator().transaction().forOperations(ops));
-        } catch (CoordException e) {
-            Throwable c = e.getCause();
-            if (c instanceof KeeperException.BadVersionException || c instanceof KeeperException.NoNodeException
-                    || c instanceof KeeperException.NodeExistsException) {
-                return null;
-            }
-            throw e;
-        }
-    }
-
-    /**
-     * The last member's leave, in one transaction: our seat is still ours (the fence), we leave
-     * (our left marker) and DONE is recorded at {@code readyVersion} with the done marker. False if
-     * the record moved (the generation broke) or our seat is gone.
-     */
-    boolean tryLeaveLast(Generation g, CoordPath seat, GenerationRecord ready, int readyVersion, long seq, String memberId)
-            throws InterruptedException {
-        byte[] data = RECORDS.encode(root, ready.done());
-        return commit(List.of(
-                op(() -> curator().transactionOp().check().forPath(seat.value())),
-                op(() -> curator().transactionOp().create().forPath(g.leftMarker(seq).value(), memberId.getBytes(StandardCharsets.UTF_8))),
-                op(() -> curator().transactionOp().setData().withVersion(readyVersion).forPath(root.value(), data)),
-                op(() -> curator().transactionOp().create().forPath(g.marker(Generation.DONE).value(), data))),
-                "record DONE of generation " + ready.generation() + " while leaving last");
-    }
-
-    CompletableFuture<CuratorEvent> readMembersAsync(CuratorFramework via, Generation g, Watcher childWatcher) {
-        CoordPath members = g.members();
-        return async(members, cb -> {
-            if (childWatcher == null) {
-                via.getChildren().inBackground(cb).forPath(members.value());
-            } else {
-                via.getChildren().usingWatcher(childWatcher).inBackground(cb).forPath(members.value());
-            }
-        });
-    }
-
-    CompletableFuture<CuratorEvent> readRootAsync(CuratorFramework via, Watcher watcher) {
-        return async(root, cb -> via.getData().usingWatcher(watcher).inBackground(cb).forPath(root.value()));
-    }
-
-    /** The members from a {@link #readMembersAsync} event. */
-    Members members(CuratorEvent event, Generation g) {
-        if (code(event) != KeeperException.Code.OK) {
-            throw failure(event, g.members());
-        }
-        Stat stat = event.getStat();
-        return Members.parse(event.getChildren(), stat.getCversion(), stat.getNumChildren());
-    }
-
-    /** The members node's data version in a {@link #readMembersAsync} event (it counts arrivals). */
-    static int membersVersion(CuratorEvent event) {
-        return event.getStat().getVersion();
-    }
-
-    /** The root from a {@link #readRootAsync} event; null if there is none. */
-    Root root(CuratorEvent event) {
-        if (code(event) == KeeperException.Code.NONODE) {
-            return null;
-        }
-        if (code(event) != KeeperException.Code.OK) {
-            throw failure(event, root);
-        }
-        return new Root(RECORDS.decode(root, event.getData()), event.getStat().getVersion(), event.getStat().getMtime());
-    }
-
-    /**
-     * Leaves: one transaction that checks our seat (the fence: we still hold it), checks that the
-     * record is still the READY one at {@code readyVersion}, and creates our left marker.
-     */
-    CompletableFuture<CuratorEvent> leave(Generation g, CoordPath seat, int readyVersion, long seq, String memberId) {
-        byte[] who = memberId.getBytes(StandardCharsets.UTF_8);
-        List<CuratorOp> ops = List.of(
-                op(() -> curator().transactionOp().check().forPath(seat.value())),
-                op(() -> curator().transactionOp().check().withVersion(readyVersion).forPath(root.value())),
-                op(() -> curator().transactionOp().create().forPath(g.leftMarker(seq).value(), who)));
-        return async(seat, cb -> curator().transaction().inBackground(cb).forOperations(ops));
-    }
-
-    /** Our seat's node, found by its unique name after a create whose answer was lost; null if it is not there. */
-    String findSeat(Generation g, String uniquePart) throws InterruptedException {
-        List<String> children = zk.call(g.members(), () -> curator().getChildren().forPath(g.members().value()));
-        for (String child : children) {
-            if (child.contains(uniquePart)) {
-                return child;
-            }
-        }
-        return null;
-    }
-
-    Stat stat(CoordPath path) throws InterruptedException {
-        return zk.call(path, () -> curator().checkExists().forPath(path.value()));
-    }
-
     /** Runs a decision; false when it lost a race (the version moved, a node is gone or already there). */
-    private boolean commit(List<CuratorOp> ops, String what) throws InterruptedException {
+    boolean commit(List<CuratorOp> ops, String what) throws InterruptedException {
         Payloads.checkTransaction(ops, Payloads.TRANSACTION_LIMIT);
         try {
             zk.call(root, () -> curator().transaction().forOperations(ops));
@@ -466,7 +267,7 @@ final class BarrierStore {
     }
 
     /** Builds one transaction operation (Curator's builders declare {@code throws Exception}). */
-    private CuratorOp op(io.coord.internal.ZkCall<CuratorOp> build) {
+    CuratorOp op(io.coord.internal.ZkCall<CuratorOp> build) {
         return zk.callUninterruptibly(root, build);
     }
 }

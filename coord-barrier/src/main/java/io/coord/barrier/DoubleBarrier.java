@@ -104,6 +104,8 @@ public interface DoubleBarrier {
      * @throws IllegalStateException       this member is already in a generation it has not left
      * @throws io.coord.ConnectionLostException ZooKeeper stayed unreachable past the timeout and the
      *                                     session timeout: the outcome is unknown to this member
+     * @throws io.coord.CoordTimeoutException the timeout passed before this member could even take a
+     *                                     seat (no answer from ZooKeeper); no generation was touched
      */
     BarrierSeat enter(Duration timeout) throws InterruptedException;
 

@@ -111,16 +111,17 @@ final class Entering extends Waiting {
                 }
                 Generation g = new Generation(store.root(), guess);
                 // Look first, in one round trip: the root (which also sets the decision watch) and the seats.
-                CompletableFuture<CuratorEvent> rooted = store.readRootAsync(watching, signal);
-                CompletableFuture<CuratorEvent> listed = store.readMembersAsync(watching, g, null);
-                Root root = store.root(BarrierStore.await(rooted, giveUp, store.root()));
-                CuratorEvent seats = BarrierStore.await(listed, giveUp, g.members());
+                CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, signal);
+                CompletableFuture<CuratorEvent> listed = store.seats().readMembersAsync(watching, g, null);
+                Root root = store.seats().root(SeatCalls.await(rooted, giveUp, store.root()));
+                CuratorEvent seats = SeatCalls.await(listed, giveUp, g.members());
                 if (root == null || root.record().generation() != guess || root.record().phase() != Phase.OPEN
-                        || BarrierStore.code(seats) == KeeperException.Code.NONODE) {
+                        || SeatCalls.code(seats) == KeeperException.Code.NONODE) {
                     guess = -1; // not the open generation (yet, or any more): read the root again
                     continue;
                 }
-                Members before = store.members(seats, g);
+                Members before = store.seats().members(seats, g);
+                remember(before); // names, for a break message should one of them vanish
                 String unique = UUID.randomUUID().toString().replace("-", "");
                 String name = Generation.seatName(barrier.memberId(), unique);
                 long session = store.zk().liveSession().id();
@@ -128,11 +129,11 @@ final class Entering extends Waiting {
                 pendingUnique = unique;
                 if (root.record().parties() == barrier.parties() && completes(before)) {
                     // Our arrival completes the count: take the seat and record READY in one transaction.
-                    List<CuratorTransactionResult> done = store.tryComplete(g, root.record(), root.version(),
-                            BarrierStore.membersVersion(seats), List.copyOf(before.present().values()), name, barrier.parties() - 1);
+                    List<CuratorTransactionResult> done = store.seats().tryComplete(g, root.record(), root.version(),
+                            SeatCalls.membersVersion(seats), List.copyOf(before.present().values()), name, barrier.parties() - 1);
                     if (done != null) {
                         pendingUnique = null;
-                        BarrierStore.Taken t = BarrierStore.taken(done);
+                        SeatCalls.Taken t = SeatCalls.taken(done);
                         seat = barrier.seat(g, t.node(), t.czxid(), session);
                         readyVersion = root.version() + 1;
                         view = new View(root.record().ready(), readyVersion, 0);
@@ -141,13 +142,13 @@ final class Entering extends Waiting {
                     }
                     // someone else arrived (or a seat went) since we looked: take a seat the ordinary way
                 }
-                CompletableFuture<CuratorEvent> taking = store.takeSeat(g, name);
-                CompletableFuture<CuratorEvent> relisted = store.readMembersAsync(watching, g, null);
-                CompletableFuture<CuratorEvent> rerooted = store.readRootAsync(watching, signal);
-                CuratorEvent answer = BarrierStore.await(taking, giveUp, g.members());
-                KeeperException.Code code = BarrierStore.code(answer);
+                CompletableFuture<CuratorEvent> taking = store.seats().takeSeat(g, name);
+                CompletableFuture<CuratorEvent> relisted = store.seats().readMembersAsync(watching, g, null);
+                CompletableFuture<CuratorEvent> rerooted = store.seats().readRootAsync(watching, signal);
+                CuratorEvent answer = SeatCalls.await(taking, giveUp, g.members());
+                KeeperException.Code code = SeatCalls.code(answer);
                 if (code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT) {
-                    throw store.failure(answer, g.members()); // pending: adopted (or not) on the next pass
+                    throw store.seats().failure(answer, g.members()); // pending: adopted (or not) on the next pass
                 }
                 pendingUnique = null;
                 if (code == KeeperException.Code.NONODE) {
@@ -155,9 +156,9 @@ final class Entering extends Waiting {
                     continue;
                 }
                 if (code != KeeperException.Code.OK) {
-                    throw store.failure(answer, g.members());
+                    throw store.seats().failure(answer, g.members());
                 }
-                BarrierStore.Taken t = BarrierStore.taken(answer.getOpResults());
+                SeatCalls.Taken t = SeatCalls.taken(answer.getOpResults());
                 seat = barrier.seat(g, t.node(), t.czxid(), session);
                 if (readBatch(g, relisted, rerooted)) {
                     return;
@@ -178,7 +179,7 @@ final class Entering extends Waiting {
             throws InterruptedException {
         Root root;
         try {
-            root = store.root(BarrierStore.await(rooted, giveUp, store.root()));
+            root = store.seats().root(SeatCalls.await(rooted, giveUp, store.root()));
         } catch (CoordException e) {
             return true; // the wait loop reads again
         }
@@ -188,7 +189,8 @@ final class Entering extends Waiting {
         view = new View(root.record(), root.version(), root.mtime());
         noteRoot(view);
         try {
-            Members m = store.members(BarrierStore.await(listed, giveUp, g.members()), g);
+            Members m = store.seats().members(SeatCalls.await(listed, giveUp, g.members()), g);
+            remember(m);
             // Seat 0 must watch the children: it reads them again, with the watch.
             members = m.present().containsKey(seat.sequence()) && seat.sequence() != 0 ? m : null;
         } catch (CoordException e) {
@@ -213,8 +215,8 @@ final class Entering extends Waiting {
 
     /** After a create whose answer was lost: adopts the seat if it was made (by our current session). */
     private boolean adopt(Generation g, String unique) throws InterruptedException {
-        String node = store.findSeat(g, unique);
-        Stat stat = node == null ? null : store.stat(g.seat(node));
+        String node = store.seats().findSeat(g, unique);
+        Stat stat = node == null ? null : store.seats().stat(g.seat(node));
         if (stat == null) {
             return false;
         }

@@ -13,6 +13,7 @@ import io.coord.barrier.BarrierStore.View;
 import io.coord.barrier.Generation.Members;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import org.apache.curator.framework.WatcherRemoveCuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException;
 
@@ -41,8 +42,21 @@ final class Leaving extends Waiting {
             outcome = outcome(e);
             throw e;
         } finally {
-            seat.close();
-            finish("coord.barrier.leave.wait", outcome, false);
+            if ("released".equals(outcome)) {
+                // Everyone has left: the seat's node and this call's watches only need tidying.
+                // That happens on the client's own event thread, so that the one write and the
+                // watch removals per member are not between every member and its return.
+                seat.released();
+                finish("coord.barrier.leave.wait", outcome, true);
+                WatcherRemoveCuratorFramework w = watching;
+                store.zk().events().execute(() -> {
+                    seat.close();
+                    w.removeWatchers();
+                });
+            } else {
+                seat.close();
+                finish("coord.barrier.leave.wait", outcome, false);
+            }
         }
     }
 
@@ -61,14 +75,14 @@ final class Leaving extends Waiting {
                     if (leaveLast(seat, g)) {
                         return;
                     }
-                    CompletableFuture<CuratorEvent> leaving = store.leave(g, seat.node(), seat.readyVersion(), mine, barrier.memberId());
-                    CompletableFuture<CuratorEvent> listed = store.readMembersAsync(watching, g, null);
-                    CompletableFuture<CuratorEvent> rooted = store.readRootAsync(watching, signal);
-                    left = leftBy(BarrierStore.await(leaving, giveUp, seat.node()), seat);
+                    CompletableFuture<CuratorEvent> leaving = store.seats().leave(g, seat.node(), seat.readyVersion(), mine, barrier.memberId());
+                    CompletableFuture<CuratorEvent> listed = store.seats().readMembersAsync(watching, g, null);
+                    CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, signal);
+                    left = leftBy(SeatCalls.await(leaving, giveUp, seat.node()), seat);
                     try {
-                        Root root = store.root(BarrierStore.await(rooted, giveUp, store.root()));
+                        Root root = store.seats().root(SeatCalls.await(rooted, giveUp, store.root()));
                         view = root != null && root.record().generation() == g.number() ? new View(root.record(), root.version(), root.mtime()) : null;
-                        members = store.members(BarrierStore.await(listed, giveUp, g.members()), g);
+                        members = store.seats().members(SeatCalls.await(listed, giveUp, g.members()), g);
                         remember(members);
                     } catch (CoordException e) {
                         view = null;
@@ -98,7 +112,7 @@ final class Leaving extends Waiting {
                         }
                         version = root.version();
                     }
-                    left = leftBy(BarrierStore.await(store.leave(g, seat.node(), version, mine, barrier.memberId()),
+                    left = leftBy(SeatCalls.await(store.seats().leave(g, seat.node(), version, mine, barrier.memberId()),
                             giveUp, seat.node()), seat);
                     if (left == null || !left) {
                         continue;
@@ -149,10 +163,10 @@ final class Leaving extends Waiting {
      * one transaction. False when that is not so (or someone else got there first).
      */
     private boolean leaveLast(BarrierSeat seat, Generation g) throws InterruptedException {
-        CompletableFuture<CuratorEvent> listed = store.readMembersAsync(watching, g, null);
-        CompletableFuture<CuratorEvent> rooted = store.readRootAsync(watching, signal);
-        Root root = store.root(BarrierStore.await(rooted, giveUp, store.root()));
-        Members before = store.members(BarrierStore.await(listed, giveUp, g.members()), g);
+        CompletableFuture<CuratorEvent> listed = store.seats().readMembersAsync(watching, g, null);
+        CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, signal);
+        Root root = store.seats().root(SeatCalls.await(rooted, giveUp, store.root()));
+        Members before = store.seats().members(SeatCalls.await(listed, giveUp, g.members()), g);
         if (root == null || root.record().generation() != g.number() || root.record().phase() != Phase.READY
                 || root.version() != seat.readyVersion() || before.left().contains(seat.sequence())) {
             return false;
@@ -162,17 +176,17 @@ final class Leaving extends Waiting {
                 return false;
             }
         }
-        return store.tryLeaveLast(g, seat.node(), root.record(), root.version(), seat.sequence(), barrier.memberId());
+        return store.seats().tryLeaveLast(g, seat.node(), root.record(), root.version(), seat.sequence(), barrier.memberId());
     }
 
     /** Whether the marker's transaction left us out: true (in place), false (not: read again), null (unknown). */
     private Boolean leftBy(CuratorEvent answer, BarrierSeat seat) {
-        KeeperException.Code code = BarrierStore.code(answer);
+        KeeperException.Code code = SeatCalls.code(answer);
         return switch (code) {
             case OK, NODEEXISTS -> Boolean.TRUE;
             case BADVERSION, NONODE, SESSIONEXPIRED -> Boolean.FALSE;
             case CONNECTIONLOSS, OPERATIONTIMEOUT -> null;
-            default -> throw store.failure(answer, seat.node());
+            default -> throw store.seats().failure(answer, seat.node());
         };
     }
 }
