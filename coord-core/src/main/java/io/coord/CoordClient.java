@@ -40,7 +40,7 @@ public final class CoordClient implements AutoCloseable {
     private final CuratorFramework curator;
     private final CoordSettings settings;
     private final boolean owned;
-    private final SessionTracker sessions = new SessionTracker();
+    private final SessionTracker sessions;
     private final ExecutorService events;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean clampWarned = new AtomicBoolean();
@@ -50,6 +50,7 @@ public final class CoordClient implements AutoCloseable {
         this.curator = curator;
         this.settings = settings;
         this.owned = owned;
+        this.sessions = new SessionTracker(settings.metrics());
         int id = CLIENT_IDS.incrementAndGet();
         this.events = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "coord-events-" + id);

@@ -158,4 +158,37 @@ class SessionIT {
         assertTrue(e.getMessage().contains("127.0.0.1:1"), e.getMessage());
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "bounded by the connection timeout");
     }
+
+    @Test
+    void suspensionsExpiriesAndNewSessionsAreCountedForAlerting() throws Exception {
+        java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> counts = new java.util.concurrent.ConcurrentHashMap<>();
+        CoordMetrics recording = new CoordMetrics() {
+            @Override
+            public void increment(String name, String... tags) {
+                counts.computeIfAbsent(name, k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+            }
+
+            @Override
+            public void recordTime(String name, Duration duration, String... tags) {
+            }
+
+            @Override
+            public void gauge(String name, java.util.function.Supplier<? extends Number> value, String... tags) {
+            }
+        };
+        CoordClient client = ZK.client(b -> b.metrics(recording));
+        CoordSession first = client.session();
+        assertEquals(null, counts.get("coord.session.started"), "the first session is not a replacement");
+
+        ZK.server().restart(); // a connection drop: SUSPENDED, then the same session again
+        CoreTestServer.await(Duration.ofSeconds(15), () -> counts.containsKey("coord.session.suspended")
+                && first.state() == SessionState.CONNECTED, "suspended, then reconnected: " + counts);
+        assertEquals(null, counts.get("coord.session.expired"), "a reconnect on the same session is no expiry");
+
+        CoreTestServer.expireOnServer(client);
+        CoreTestServer.await(Duration.ofSeconds(15), () -> counts.containsKey("coord.session.started")
+                && client.session().state() == SessionState.CONNECTED, "a new session: " + counts);
+        assertEquals(1, counts.get("coord.session.expired").get(), "one expiry, counted once: " + counts);
+        assertEquals(1, counts.get("coord.session.started").get(), "one replacement session: " + counts);
+    }
 }

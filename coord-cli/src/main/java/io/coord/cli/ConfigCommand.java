@@ -406,7 +406,7 @@ final class ConfigCommand implements Callable<Integer> {
     }
 
     @Command(name = "canary", mixinStandardHelpOptions = true,
-            description = "Offers VALUE to PERCENT % of instances (by a stable hash of their instance id).")
+            description = "Offers VALUE to PERCENT %% of instances (by a stable hash of their instance id).")
     static final class Canary implements Callable<Integer> {
         @Mixin
         Target t;

@@ -1,5 +1,6 @@
 package io.coord.internal;
 
+import io.coord.CoordMetrics;
 import io.coord.CoordSession;
 import io.coord.Registration;
 import io.coord.SessionState;
@@ -22,6 +23,10 @@ import org.slf4j.LoggerFactory;
  *   <li>LOST → EXPIRED (Curator reports LOST only once the session is gone or given up for gone).
  * </ul>
  * Runs on Curator's event thread, so it only moves state; listeners run on their executors.
+ *
+ * <p>Counts {@code coord.session.suspended}, {@code coord.session.expired} and
+ * {@code coord.session.started} (a new session id after the first): the figures to alert on,
+ * because every ephemeral lease of the client ends with an expiry.
  */
 public final class SessionTracker implements ConnectionStateListener {
     private static final Logger LOG = LoggerFactory.getLogger(SessionTracker.class);
@@ -29,6 +34,11 @@ public final class SessionTracker implements ConnectionStateListener {
     private final AtomicReference<ZkSession> current = new AtomicReference<>();
     private final Listeners<Consumer<CoordSession>> newSessionListeners = new Listeners<>();
     private final Object lock = new Object();
+    private final CoordMetrics metrics;
+
+    public SessionTracker(CoordMetrics metrics) {
+        this.metrics = metrics;
+    }
 
     @Override
     public void stateChanged(CuratorFramework client, ConnectionState newState) {
@@ -36,13 +46,14 @@ public final class SessionTracker implements ConnectionStateListener {
             case CONNECTED, RECONNECTED -> observeConnected(currentSessionId(client));
             case SUSPENDED, READ_ONLY -> {
                 ZkSession s = current.get();
-                if (s != null) {
-                    s.moveTo(SessionState.SUSPENDED);
+                if (s != null && s.moveTo(SessionState.SUSPENDED)) {
+                    metrics.increment("coord.session.suspended");
                 }
             }
             case LOST -> {
                 ZkSession s = current.get();
                 if (s != null && s.moveTo(SessionState.EXPIRED)) {
+                    metrics.increment("coord.session.expired");
                     LOG.warn("ZooKeeper session {} is lost; everything bound to it is gone", s.idHex());
                 }
             }
@@ -65,8 +76,12 @@ public final class SessionTracker implements ConnectionStateListener {
                 return; // a terminal session never comes back, even if an id repeats
             }
             if (s != null && s.moveTo(SessionState.EXPIRED)) {
+                metrics.increment("coord.session.expired");
                 LOG.warn("ZooKeeper session {} was replaced by 0x{}; everything bound to the old one is gone",
                         s.idHex(), Long.toHexString(sessionId));
+            }
+            if (s != null) {
+                metrics.increment("coord.session.started");
             }
             started = new ZkSession(sessionId);
             current.set(started);
