@@ -44,7 +44,8 @@ class DocSnippetsCompileTest {
             + " import org.apache.curator.framework.CuratorFramework;"
             + " import org.apache.curator.framework.recipes.locks.InterProcessLock;"
             + " import org.apache.curator.framework.api.transaction.TransactionOp;"
-            + " import org.apache.zookeeper.CreateMode;";
+            + " import org.apache.zookeeper.CreateMode;"
+            + " import org.apache.zookeeper.ZooDefs;";
 
     record Snippet(Path file, int line, String code) {
         String className() {
