@@ -3,10 +3,8 @@ package io.coord.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.coord.ConfigurationException;
 import io.coord.CoordClient;
 import io.coord.CoordPath;
-import io.coord.CoordSettings;
 import io.coord.InvalidNameException;
 import io.coord.barrier.BarrierStatus;
 import io.coord.barrier.DoubleBarrier;
@@ -37,33 +35,6 @@ final class BarrierCommand implements Callable<Integer> {
         return CoordCommand.USAGE;
     }
 
-    /** Where the barrier commands connect. */
-    static final class Connection {
-        @Option(names = {"-c", "--connect"}, required = true, paramLabel = "HOST:PORT[,...]", description = "the ensemble's connect string")
-        String connect;
-
-        @Option(names = "--namespace", paramLabel = "NS", description = "Curator namespace the application uses (no leading '/')")
-        String namespace;
-
-        @Option(names = "--connect-timeout", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "5s",
-                description = "how long to wait for a session (default: ${DEFAULT-VALUE})")
-        Duration connectTimeout;
-
-        CoordClient connect(CommandSpec spec) throws InterruptedException {
-            CoordSettings settings;
-            try {
-                CoordSettings.Builder b = CoordSettings.builder().connectString(connect).connectionTimeout(connectTimeout);
-                if (namespace != null) {
-                    b.namespace(namespace);
-                }
-                settings = b.build();
-            } catch (ConfigurationException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
-            }
-            return CoordClient.connect(settings);
-        }
-    }
-
     static String validName(CommandSpec spec, String name) {
         try {
             return CoordPath.validateName(name);
@@ -81,7 +52,7 @@ final class BarrierCommand implements Callable<Integer> {
         CommandSpec spec;
 
         @Mixin
-        Connection connection;
+        ConnectOptions connection;
 
         @Parameters(index = "0", paramLabel = "NAME", description = "the barrier (one path segment)")
         String name;
@@ -117,7 +88,7 @@ final class BarrierCommand implements Callable<Integer> {
         CommandSpec spec;
 
         @Mixin
-        Connection connection;
+        ConnectOptions connection;
 
         @Parameters(index = "0", paramLabel = "NAME", description = "the barrier (one path segment)")
         String name;

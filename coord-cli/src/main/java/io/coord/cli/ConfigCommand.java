@@ -5,11 +5,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.coord.AclEntry;
 import io.coord.AclPolicy;
 import io.coord.Codec;
-import io.coord.ConfigurationException;
 import io.coord.CoordClient;
 import io.coord.CoordPath;
 import io.coord.CoordSettings;
-import io.coord.Credentials;
 import io.coord.InvalidNameException;
 import io.coord.config.ConfigChange;
 import io.coord.config.ConfigKey;
@@ -70,26 +68,11 @@ final class ConfigCommand implements Callable<Integer> {
         @Parameters(index = "1", paramLabel = "KEY", description = "the key (one path segment)")
         String key;
 
-        @Option(names = {"-c", "--connect"}, required = true, paramLabel = "HOST:PORT[,...]", description = "the ensemble's connect string")
-        String connect;
-
-        @Option(names = "--namespace", paramLabel = "NS", description = "the Curator namespace the configuration lives in, if any")
-        String namespace;
+        @Mixin
+        ConnectOptions connection;
 
         @Option(names = "--json", description = "print JSON instead of text")
         boolean json;
-
-        @Option(names = "--user", paramLabel = "USER", description = {"digest user name (with --password).",
-            "Nodes this command creates under /config get: everyone READ, this user ALL (the config-admin policy)."})
-        String user;
-
-        @Option(names = "--password", paramLabel = "PASSWORD", interactive = true, arity = "0..1",
-                description = "digest password; given without a value, it is asked for on the terminal")
-        char[] password;
-
-        @Option(names = "--connect-timeout", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "5s",
-                description = "how long to wait for a session (default: ${DEFAULT-VALUE})")
-        Duration connectTimeout;
 
         ConfigKey<JsonNode> configKey() {
             try {
@@ -99,25 +82,17 @@ final class ConfigCommand implements Callable<Integer> {
             }
         }
 
+        /**
+         * With credentials, nodes this command creates under /config get the config-admin policy:
+         * everyone READ, this user ALL.
+         */
         CoordSettings settings() {
-            if ((user == null) != (password == null)) {
-                throw new ParameterException(spec.commandLine(), "--user and --password go together (digest authentication)");
-            }
-            try {
-                CoordSettings.Builder b = CoordSettings.builder().connectString(connect).connectionTimeout(connectTimeout).stallFraction(0);
-                if (namespace != null) {
-                    b.namespace(namespace);
-                }
-                if (user != null) {
-                    String secret = new String(password);
-                    b.credentials(Credentials.digest(user, secret));
-                    b.aclPolicy(AclPolicy.builder().defaultAcl(AclEntry.anyone(Perms.ALL))
-                            .rule("/config", AclEntry.anyone(Perms.READ), AclEntry.digest(user, secret, Perms.ALL)).build());
-                }
-                return b.build();
-            } catch (ConfigurationException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
-            }
+            return connection.settings(spec, b -> {
+                b.stallFraction(0);
+                connection.credentials(spec).ifPresent(c -> b.aclPolicy(AclPolicy.builder().defaultAcl(AclEntry.anyone(Perms.ALL))
+                        .rule("/config", AclEntry.anyone(Perms.READ), AclEntry.digest(c.identity(), c.secret(), Perms.ALL)).build()));
+                return b;
+            });
         }
 
         CoordClient connect() throws InterruptedException {

@@ -40,7 +40,7 @@ final class IdsCommand implements Callable<Integer> {
         CommandSpec spec;
 
         @Mixin
-        NamingConnectOptions connection;
+        ConnectOptions connection;
 
         @Parameters(index = "0", paramLabel = "NAME", description = "the sequence (one path segment)")
         String name;

@@ -3,23 +3,20 @@ package io.coord.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.coord.ConfigurationException;
 import io.coord.CoordClient;
 import io.coord.CoordException;
-import io.coord.CoordSettings;
-import io.coord.Credentials;
 import io.coord.InvalidNameException;
 import io.coord.election.Election;
 import io.coord.election.LeaderInfo;
 import io.coord.election.Participant;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
@@ -59,30 +56,15 @@ final class LeaderCommand implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "NAME", description = "the election's name (one path segment)")
         String name;
 
-        @Option(names = {"-c", "--connect"}, required = true, paramLabel = "HOST:PORT[,...]", description = "the ensemble's connect string")
-        String connect;
-
-        @Option(names = "--namespace", paramLabel = "NS", description = "the Curator namespace the election lives in, if any")
-        String namespace;
+        @Mixin
+        ConnectOptions connection;
 
         @Option(names = "--json", description = "print one JSON object instead of text")
         boolean json;
 
-        @Option(names = "--user", paramLabel = "USER", description = "digest user name (with --password)")
-        String user;
-
-        @Option(names = "--password", paramLabel = "PASSWORD", interactive = true, arity = "0..1",
-                description = "digest password; given without a value, it is asked for on the terminal")
-        char[] password;
-
-        @Option(names = "--connect-timeout", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "5s",
-                description = "how long to wait for a session (default: ${DEFAULT-VALUE})")
-        Duration connectTimeout;
-
         @Override
         public Integer call() throws InterruptedException {
-            CoordSettings settings = settings();
-            try (CoordClient client = CoordClient.connect(settings);
+            try (CoordClient client = connection.connect(spec);
                  Election election = open(client)) {
                 Optional<LeaderInfo> leader = election.leader();
                 List<Participant> candidates = election.candidates();
@@ -102,25 +84,6 @@ final class LeaderCommand implements Callable<Integer> {
                 return Election.open(client, name);
             } catch (InvalidNameException e) {
                 throw new ParameterException(spec.commandLine(), "election " + e.getMessage());
-            }
-        }
-
-        private CoordSettings settings() {
-            if ((user == null) != (password == null)) {
-                throw new ParameterException(spec.commandLine(), "--user and --password go together (digest authentication)");
-            }
-            try {
-                CoordSettings.Builder b = CoordSettings.builder().connectString(connect).connectionTimeout(connectTimeout)
-                        .stallFraction(0);
-                if (namespace != null) {
-                    b.namespace(namespace);
-                }
-                if (user != null) {
-                    b.credentials(Credentials.digest(user, new String(password)));
-                }
-                return b.build();
-            } catch (ConfigurationException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
             }
         }
 

@@ -3,12 +3,9 @@ package io.coord.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.coord.ConfigurationException;
 import io.coord.CoordClient;
 import io.coord.CoordException;
 import io.coord.CoordPath;
-import io.coord.CoordSettings;
-import io.coord.Credentials;
 import io.coord.lock.LockInfo;
 import io.coord.lock.Locks;
 import java.io.PrintWriter;
@@ -50,44 +47,14 @@ final class LockCommand implements Callable<Integer> {
         @Spec(Spec.Target.MIXEE)
         CommandSpec spec;
 
-        @Option(names = {"-c", "--connect"}, required = true, paramLabel = "HOST:PORT[,...]", description = "the ensemble's connect string")
-        String connect;
-
-        @Option(names = "--namespace", paramLabel = "NS", description = "the Curator namespace the locks live in (default: none)")
-        String namespace;
+        @Mixin
+        ConnectOptions connection;
 
         @Option(names = "--json", description = "print one JSON object instead of text")
         boolean json;
 
-        @Option(names = "--user", paramLabel = "USER", description = "digest user name (with --password)")
-        String user;
-
-        @Option(names = "--password", paramLabel = "PASSWORD", interactive = true, arity = "0..1",
-                description = "digest password; given without a value, it is asked for on the terminal")
-        char[] password;
-
-        @Option(names = "--connect-timeout", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "5s",
-                description = "how long to wait for a session (default: ${DEFAULT-VALUE})")
-        Duration connectTimeout;
-
         CoordClient open() throws InterruptedException {
-            if ((user == null) != (password == null)) {
-                throw new ParameterException(spec.commandLine(), "--user and --password go together (digest authentication)");
-            }
-            CoordSettings settings;
-            try {
-                CoordSettings.Builder b = CoordSettings.builder().connectString(connect).connectionTimeout(connectTimeout);
-                if (namespace != null) {
-                    b.namespace(namespace);
-                }
-                if (user != null) {
-                    b.credentials(Credentials.digest(user, new String(password)));
-                }
-                settings = b.build();
-            } catch (ConfigurationException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
-            }
-            return CoordClient.connect(settings);
+            return connection.connect(spec);
         }
 
         CoordPath path(String value, String what) {

@@ -51,7 +51,7 @@ final class MembersCommand implements Callable<Integer> {
         CommandSpec spec;
 
         @Mixin
-        NamingConnectOptions connection;
+        ConnectOptions connection;
 
         @Parameters(index = "0", paramLabel = "GROUP", description = "the group's name")
         String group;

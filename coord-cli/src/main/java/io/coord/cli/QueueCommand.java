@@ -3,9 +3,7 @@ package io.coord.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.coord.Codec;
-import io.coord.ConfigurationException;
 import io.coord.CoordClient;
-import io.coord.CoordSettings;
 import io.coord.queue.QueueOptions;
 import io.coord.queue.QueueStats;
 import io.coord.queue.Task;
@@ -50,31 +48,14 @@ final class QueueCommand implements Callable<Integer> {
         @Spec(Spec.Target.MIXEE)
         CommandSpec spec;
 
-        @Option(names = {"-c", "--connect"}, required = true, paramLabel = "HOST:PORT[,...]", description = "the ensemble's connect string")
-        String connect;
-
-        @Option(names = "--namespace", paramLabel = "NS", description = "Curator namespace the queue lives under (default: none)")
-        String namespace;
-
-        @Option(names = "--connect-timeout", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "5s",
-                description = "how long to wait for a session (default: ${DEFAULT-VALUE})")
-        Duration connectTimeout;
+        @Mixin
+        ConnectOptions connection;
 
         @Parameters(index = "0", paramLabel = "NAME", description = "the queue's name")
         String name;
 
         CoordClient connect() throws InterruptedException {
-            CoordSettings settings;
-            try {
-                CoordSettings.Builder b = CoordSettings.builder().connectString(connect).connectionTimeout(connectTimeout);
-                if (namespace != null) {
-                    b.namespace(namespace);
-                }
-                settings = b.build();
-            } catch (ConfigurationException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
-            }
-            return CoordClient.connect(settings);
+            return connection.connect(spec);
         }
 
         TaskQueue<JsonNode> open(CoordClient client) {

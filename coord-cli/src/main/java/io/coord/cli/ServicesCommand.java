@@ -40,7 +40,7 @@ final class ServicesCommand implements Callable<Integer> {
         CommandSpec spec;
 
         @Mixin
-        NamingConnectOptions connection;
+        ConnectOptions connection;
 
         @Parameters(index = "0", arity = "0..1", paramLabel = "NAME", description = "a service or a domain")
         String name;

@@ -1,6 +1,5 @@
 package io.coord.cli;
 
-import io.coord.ConfigurationException;
 import io.coord.ConnectionLostException;
 import io.coord.CoordClient;
 import io.coord.CoordException;
@@ -18,8 +17,8 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ClientInfo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -41,48 +40,37 @@ final class StatusCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-c", "--connect"}, required = true, paramLabel = "HOST:PORT[,...]", description = "the ensemble's connect string")
-    String connect;
+    @Mixin
+    ConnectOptions connection;
 
     @Option(names = "--json", description = "print one JSON object instead of text")
     boolean json;
-
-    @Option(names = "--user", paramLabel = "USER", description = "digest user name (with --password)")
-    String user;
-
-    @Option(names = "--password", paramLabel = "PASSWORD", interactive = true, arity = "0..1",
-            description = "digest password; given without a value, it is asked for on the terminal")
-    char[] password;
 
     @Option(names = "--session-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "session timeout to request, e.g. 10s (default: the client default, 30s)")
     Duration sessionTimeout;
 
-    @Option(names = "--connect-timeout", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "5s",
-            description = "how long to wait for a session (default: ${DEFAULT-VALUE})")
-    Duration connectTimeout;
-
     @Override
     public Integer call() throws InterruptedException {
         CoordSettings settings = settings();
         List<String> addresses = ServerProbe.hosts(settings.connectString());
-        Duration probeTimeout = connectTimeout.compareTo(MAX_PROBE_TIMEOUT) < 0 ? connectTimeout : MAX_PROBE_TIMEOUT;
+        Duration probeTimeout = connection.connectTimeout.compareTo(MAX_PROBE_TIMEOUT) < 0 ? connection.connectTimeout : MAX_PROBE_TIMEOUT;
         List<ServerReport> servers = ServerProbe.probeAll(addresses, probeTimeout);
         if (servers.stream().noneMatch(ServerReport::reachable)) {
             String why = "cannot reach ZooKeeper at " + servers.stream()
                     .map(s -> s.address() + " (" + s.note() + ")").collect(Collectors.joining(", "));
-            return fail(StatusReport.failed(connect, servers, why), false, CoordCommand.UNAVAILABLE);
+            return fail(StatusReport.failed(connection.connect, servers, why), false, CoordCommand.UNAVAILABLE);
         }
         StatusReport report;
         try (CoordClient client = CoordClient.connect(settings)) {
             ZooKeeper zk = zooKeeper(client);
-            report = new StatusReport(connect, servers, client.session().idHex(), connectedTo(zk),
+            report = new StatusReport(connection.connect, servers, client.session().idHex(), connectedTo(zk),
                     client.requestedSessionTimeout().toMillis(), client.negotiatedSessionTimeout().toMillis(),
                     identity(settings), whoAmI(zk), null);
         } catch (CoordTimeoutException | ConnectionLostException e) {
-            return fail(StatusReport.failed(connect, servers, e.getMessage()), true, CoordCommand.UNAVAILABLE);
+            return fail(StatusReport.failed(connection.connect, servers, e.getMessage()), true, CoordCommand.UNAVAILABLE);
         } catch (CoordException e) {
-            return fail(StatusReport.failed(connect, servers, e.getMessage()), true, CoordCommand.FAILED);
+            return fail(StatusReport.failed(connection.connect, servers, e.getMessage()), true, CoordCommand.FAILED);
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
@@ -95,21 +83,7 @@ final class StatusCommand implements Callable<Integer> {
     }
 
     private CoordSettings settings() {
-        if ((user == null) != (password == null)) {
-            throw new ParameterException(spec.commandLine(), "--user and --password go together (digest authentication)");
-        }
-        try {
-            CoordSettings.Builder b = CoordSettings.builder().connectString(connect).connectionTimeout(connectTimeout);
-            if (sessionTimeout != null) {
-                b.sessionTimeout(sessionTimeout);
-            }
-            if (user != null) {
-                b.credentials(Credentials.digest(user, new String(password)));
-            }
-            return b.build();
-        } catch (ConfigurationException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
+        return connection.settings(spec, b -> sessionTimeout == null ? b : b.sessionTimeout(sessionTimeout));
     }
 
     /** Prints what is known (text only if some server answered), then the one-line error. */
