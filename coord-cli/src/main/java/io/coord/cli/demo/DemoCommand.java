@@ -46,6 +46,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        quietExpectedWarnings();
         DemoOptions options;
         try {
             options = DemoOptions.defaults(seed != null ? seed : System.nanoTime() % 100_000)
@@ -54,6 +55,17 @@ public final class DemoCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         return run(options, spec.commandLine().getOut(), System.console() != null).exitCode();
+    }
+
+    /**
+     * The demo causes some warnings on purpose and narrates them itself: the fence's log of the
+     * rejected write, and the embedded servers' log (with a stack trace) of each killed worker's
+     * connection. Only those two loggers are raised to ERROR, and only for this command
+     * (slf4j-simple reads a logger's level when the logger is first created).
+     */
+    private static void quietExpectedWarnings() {
+        System.setProperty("org.slf4j.simpleLogger.log.io.coord.fence.InMemoryFenceGuard", "error");
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.zookeeper.server.NIOServerCnxn", "error");
     }
 
     /**

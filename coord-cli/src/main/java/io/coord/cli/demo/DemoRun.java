@@ -139,8 +139,9 @@ final class DemoRun implements AutoCloseable {
 
             @Override
             public void onLeft(MemberInfo<Map<String, Object>> member, GroupView<Map<String, Object>> view) {
-                say.event("membership: " + member.id() + " left the group, its session " + member.sessionHex() + " ended ("
-                        + view.size() + " members: " + String.join(", ", view.ids()) + ")");
+                String left = view.size() == 0 ? "nobody is left" : view.size() + " left: " + String.join(", ", view.ids());
+                say.event("membership: " + member.id() + (state.finished(member.id()) ? " left the group"
+                        : " is out of the group: its session " + member.sessionHex() + " ended") + " (" + left + ")");
             }
         }, listeners);
     }
@@ -195,13 +196,13 @@ final class DemoRun implements AutoCloseable {
 
         state.await("the coordinator filling every wave", Duration.ofSeconds(60), () -> state.allFilled() ? Boolean.TRUE : null);
         int planned = options.totalTasks();
-        state.await("all " + planned + " tasks done", Duration.ofSeconds(60),
-                () -> state.completions().size() >= planned ? Boolean.TRUE : null);
+        awaitAllDone(planned);
         say.event("all " + planned + " tasks done; ledger " + ledger.balance());
 
         List<Worker> survivors = state.live();
         int k = survivors.size();
-        say.event("membership: " + String.join(", ", group.view().ids()) + " are up: the finish barrier is for these " + k);
+        say.event("membership: the group holds " + String.join(", ", group.view().ids()) + "; the finish barrier is for "
+                + (k == 1 ? "that 1 worker" : "these " + k));
         survivors.forEach(w -> w.process.command("FINISH " + k));
         state.await("the " + k + " survivors leaving through the finish barrier", Duration.ofSeconds(60),
                 () -> survivors.stream().allMatch(w -> w.bye) ? Boolean.TRUE : null);
@@ -212,7 +213,8 @@ final class DemoRun implements AutoCloseable {
                 throw new DemoFailure(w.name + " exited with " + code);
             }
         }
-        say.event("workers " + survivors.stream().map(w -> w.name).collect(Collectors.joining(", ")) + " left the group and exited");
+        say.event(survivors.stream().map(w -> w.name).collect(Collectors.joining(", ")) + (k == 1 ? " has" : " have")
+                + " left the group and exited");
     }
 
     /** Mid-run, the admin changes {@code batch.size}; every worker must report applying the new version. */
@@ -258,21 +260,27 @@ final class DemoRun implements AutoCloseable {
         }
     }
 
-    /** A worker that holds a task claim and the coordinator are killed (kill -9) together. */
+    /**
+     * A worker and the coordinator, each holding a task claim, are killed (kill -9) together. They
+     * are stopped at the point where they hold a claim (and no lock): a process killed between its
+     * ledger write and its completion would leave a task applied but not completed, which the
+     * ledger (deliberately not idempotent) would then count twice.
+     */
     private void killClaimHolderAndCoordinator() throws InterruptedException {
         Worker coordinator = state.await("a live coordinator", Duration.ofSeconds(30), state::coordinator);
         List<Worker> others = state.live().stream().filter(w -> w != coordinator).toList();
         List<Worker> preferred = others.stream().filter(w -> w.stallToken == null).toList();
         Worker holder = pick(preferred.isEmpty() ? others : preferred);
         holder.process.command("HOLD");
+        coordinator.process.command("HOLD");
         long task = state.await(holder.name + " holding a task claim", Duration.ofSeconds(30), () -> holder.holding);
+        long coordinatorTask = state.await(coordinator.name + " holding a task claim", Duration.ofSeconds(30), () -> coordinator.holding);
         Leader old = state.leaders().get(state.leaders().size() - 1);
-        say.event(holder.name + " has claimed task " + task + " and holds the claim: kill -9 " + holder.name + " (pid "
-                + holder.process.pid() + ")");
+        say.event(holder.name + " holds its claim on task " + task + ": kill -9 " + holder.name + " (pid " + holder.process.pid() + ")");
         holder.process.kill9();
         state.mark(holder, () -> holder.killed = true);
-        say.event("kill -9 " + coordinator.name + " (pid " + coordinator.process.pid() + "), the coordinator (epoch "
-                + DemoLayout.hex(old.epoch()) + ")");
+        say.event(coordinator.name + ", the coordinator (epoch " + DemoLayout.hex(old.epoch()) + "), holds its claim on task "
+                + coordinatorTask + ": kill -9 " + coordinator.name + " (pid " + coordinator.process.pid() + ")");
         coordinator.process.kill9();
         state.mark(coordinator, () -> coordinator.killed = true);
         state.await("a new coordinator with an epoch above " + DemoLayout.hex(old.epoch()), Duration.ofMillis(sessionTimeoutMs * 3 + 20_000),
@@ -281,11 +289,36 @@ final class DemoRun implements AutoCloseable {
                     List<Leader> all = state.leaders();
                     return now != null && all.get(all.size() - 1).epoch() > old.epoch() ? Boolean.TRUE : null;
                 });
-        String by = state.await("task " + task + " done by another worker", Duration.ofSeconds(40), () -> {
-            String applied = ledger.appliedBy(task);
-            return applied != null && !applied.equals(holder.name) ? applied : null;
-        });
-        say.event("task " + task + ", claimed by the killed " + holder.name + ", came back and was done by " + by);
+        for (Worker killed : List.of(holder, coordinator)) {
+            long t = killed == holder ? task : coordinatorTask;
+            String by = state.await("task " + t + " done by another worker", Duration.ofSeconds(40), () -> {
+                String applied = ledger.appliedBy(t);
+                return applied != null && !applied.equals(killed.name) ? applied : null;
+            });
+            say.event("task " + t + ", claimed by the killed " + killed.name + ", came back and was done by " + by);
+        }
+    }
+
+    /** Waits until every planned task has its done marker in ZooKeeper (created with its completion). */
+    private void awaitAllDone(int planned) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            int done;
+            try {
+                done = client.curator().getChildren().forPath(DemoLayout.DONE.value()).size();
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("could not list " + DemoLayout.DONE + ": " + e.getMessage(), e);
+            }
+            if (done >= planned) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new DemoFailure("all " + planned + " tasks done did not happen within 60 s (" + done + " done markers)");
+            }
+            TimeUnit.MILLISECONDS.sleep(200); // a poll of ZooKeeper, the authority on completions
+        }
     }
 
     private Worker pick(List<Worker> candidates) {

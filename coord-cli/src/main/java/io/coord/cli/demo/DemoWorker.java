@@ -209,10 +209,10 @@ public final class DemoWorker implements AutoCloseable {
                 batch.add(more.get());
             }
             try {
-                for (TaskClaim<Payload> claim : batch) {
-                    if (claim.deliveries() > 1) {
-                        wire.emit("RETRY", "task", claim.payload().id(), "delivery", claim.deliveries());
-                    }
+                List<String> again = batch.stream().filter(c -> c.deliveries() > 1)
+                        .map(c -> c.payload().id() + ":" + c.deliveries()).toList();
+                if (!again.isEmpty()) {
+                    wire.emit("RETRY", "tasks", String.join(",", again));
                 }
                 if (holdNext) {
                     holdNext = false;

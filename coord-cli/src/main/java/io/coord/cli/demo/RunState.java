@@ -119,8 +119,10 @@ final class RunState implements WorkerProcess.Sink {
                     }
                 }
                 case "RETRY" -> {
-                    retries++;
-                    say.event(who + " claims task " + f.get("task") + " again (delivery " + f.get("delivery") + ")");
+                    String[] again = f.get("tasks").split(",");
+                    retries += again.length;
+                    say.event(who + " claims " + (again.length == 1 ? "a task" : again.length + " tasks") + " again: "
+                            + String.join(", ", java.util.Arrays.stream(again).map(t -> "task " + t.replace(":", " (delivery ") + ")").toList()));
                 }
                 case "HOLDING" -> w.holding = Long.parseLong(f.get("task"));
                 case "STALL" -> w.stallToken = f.get("token");
@@ -198,6 +200,12 @@ final class RunState implements WorkerProcess.Sink {
 
     synchronized Worker worker(String name) {
         return Objects.requireNonNull(workers.get(name), name);
+    }
+
+    /** Whether {@code name} said goodbye (it is leaving on its own, not failing). */
+    synchronized boolean finished(String name) {
+        Worker w = workers.get(name);
+        return w != null && w.bye;
     }
 
     synchronized List<Worker> workers() {

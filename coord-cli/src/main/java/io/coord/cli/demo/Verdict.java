@@ -110,8 +110,14 @@ final class Verdict {
 
         boolean refused = !ledger.rejections().isEmpty();
         boolean redelivered = state.retries() > 0;
-        check("faults took effect", refused && redelivered, (refused ? "" : "the paused worker's stale write was not refused; ")
-                + (redelivered ? "" : "no claimed task was delivered again"));
+        List<String> missed = new ArrayList<>();
+        if (!refused) {
+            missed.add("the paused worker's stale write was not refused");
+        }
+        if (!redelivered) {
+            missed.add("no claimed task was delivered again");
+        }
+        check("faults took effect", missed.isEmpty(), String.join("; ", missed));
 
         state.workerFailures().forEach(f -> failures.add("a worker failed: " + f));
         Map<String, List<Long>> versions = new LinkedHashMap<>();
