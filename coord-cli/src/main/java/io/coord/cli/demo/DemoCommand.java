@@ -37,7 +37,7 @@ public final class DemoCommand implements Callable<Integer> {
                 + " everything goes under a namespace of its own, removed at the end")
     String connect;
 
-    @Option(names = "--seed", paramLabel = "S", description = "seeds the task amounts and which workers the faults hit (default: random, printed)")
+    @Option(names = "--seed", paramLabel = "S", description = "seeds the task amounts and the choice of workers to pause and kill (default: random, printed)")
     Long seed;
 
     @Option(names = "--unfenced", hidden = true,

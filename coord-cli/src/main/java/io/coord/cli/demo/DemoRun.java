@@ -58,6 +58,7 @@ final class DemoRun implements AutoCloseable {
     private final ExecutorService listeners = Executors.newSingleThreadExecutor(r -> daemon(r, "demo-listeners"));
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "demo-progress"));
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile boolean finished;
     private volatile EmbeddedEnsemble ensemble;
     private volatile CoordClient client;
     private Group<Map<String, Object>> group;
@@ -95,10 +96,18 @@ final class DemoRun implements AutoCloseable {
                 }
             }
         }
+        stopTicker();
+        say.progress(state.progress(options.totalTasks()));
         say.endProgress();
+        finished = true;
         DemoResult result = new Verdict(options, state, ledger, client, sessionTimeoutMs, say.elapsedSeconds()).check(stopped);
         Verdict.print(result, options, say);
         return result;
+    }
+
+    private void stopTicker() throws InterruptedException {
+        ticker.shutdownNow();
+        ticker.awaitTermination(5, TimeUnit.SECONDS);
     }
 
     private void setUp() throws InterruptedException {
@@ -335,6 +344,9 @@ final class DemoRun implements AutoCloseable {
             return;
         }
         ticker.shutdownNow();
+        if (!finished) {
+            say.event("interrupted: stopping the workers" + (ensemble != null ? " and the ensemble" : ""));
+        }
         processes.forEach(WorkerProcess::close);
         CoordClient c = client;
         if (c != null) {

@@ -52,9 +52,15 @@ final class Narrator {
         out.flush();
     }
 
-    /** Ends the progress line (before the summary). */
+    /** Ends the progress line (before the summary); off a terminal, its last state is printed if it was not yet. */
     synchronized void endProgress() {
-        clearProgress();
+        if (terminal) {
+            clearProgress();
+            drawProgress();
+            out.println();
+        } else if (progress != null && !progress.equals(lastPrintedProgress)) {
+            out.println(String.format(Locale.ROOT, "%6.1fs  %s", elapsedSeconds(), progress));
+        }
         progress = null;
         out.flush();
     }
