@@ -253,7 +253,8 @@ final class RunState implements WorkerProcess.Sink {
         return List.copyOf(workerFailures);
     }
 
-    synchronized void mark(Worker w, Runnable change) {
+    /** Applies {@code change} to a worker's record and wakes the waiters. */
+    synchronized void mark(Runnable change) {
         change.run();
         notifyAll();
     }
