@@ -1,6 +1,7 @@
 package io.coord.cli.demo;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -40,6 +41,9 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", description = "seeds the task amounts and the choice of workers to pause and kill (default: random, printed)")
     Long seed;
 
+    @Option(names = "--logs", paramLabel = "DIR", description = "keep each worker's log in DIR/worker-N.log")
+    Path logs;
+
     @Option(names = "--unfenced", hidden = true,
             description = "control run: the ledger accepts stale tokens, so the run's own checks must fail (exit 1)")
     boolean unfenced;
@@ -50,7 +54,7 @@ public final class DemoCommand implements Callable<Integer> {
         DemoOptions options;
         try {
             options = DemoOptions.defaults(seed != null ? seed : System.nanoTime() % 100_000)
-                    .withWorkers(workers).withConnect(connect).withFenced(!unfenced);
+                    .withWorkers(workers).withConnect(connect).withFenced(!unfenced).withLogs(logs);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -1,5 +1,6 @@
 package io.coord.cli.demo;
 
+import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
@@ -13,8 +14,9 @@ import java.util.Arrays;
  *                 run's own checks can fail
  * @param waves    tasks per wave; the coordinator fills one wave after the other
  * @param applyMs  how long a worker works on one task while it holds the ledger lock
+ * @param logs     a directory to copy each worker's log (its stderr) into at the end, or null
  */
-record DemoOptions(int workers, String connect, long seed, boolean fenced, int[] waves, int applyMs) {
+record DemoOptions(int workers, String connect, long seed, boolean fenced, int[] waves, int applyMs, Path logs) {
     static final int MIN_WORKERS = 3;
     static final int MAX_WORKERS = 16;
 
@@ -37,19 +39,23 @@ record DemoOptions(int workers, String connect, long seed, boolean fenced, int[]
 
     /** The defaults of {@code coord demo}: 4 workers, an embedded ensemble, fencing on. */
     static DemoOptions defaults(long seed) {
-        return new DemoOptions(4, null, seed, true, new int[] {40, 16}, 150);
+        return new DemoOptions(4, null, seed, true, new int[] {40, 16}, 150, null);
     }
 
     DemoOptions withWorkers(int n) {
-        return new DemoOptions(n, connect, seed, fenced, waves, applyMs);
+        return new DemoOptions(n, connect, seed, fenced, waves, applyMs, logs);
     }
 
     DemoOptions withConnect(String connectString) {
-        return new DemoOptions(workers, connectString, seed, fenced, waves, applyMs);
+        return new DemoOptions(workers, connectString, seed, fenced, waves, applyMs, logs);
     }
 
     DemoOptions withFenced(boolean on) {
-        return new DemoOptions(workers, connect, seed, on, waves, applyMs);
+        return new DemoOptions(workers, connect, seed, on, waves, applyMs, logs);
+    }
+
+    DemoOptions withLogs(Path dir) {
+        return new DemoOptions(workers, connect, seed, fenced, waves, applyMs, dir);
     }
 
     int totalTasks() {

@@ -192,7 +192,7 @@ final class DemoRun implements AutoCloseable {
         if (!finished) {
             say.event("interrupted: stopping the workers" + (ensemble != null ? " and the ensemble" : ""));
         }
-        processes.forEach(WorkerProcess::close);
+        processes.forEach(p -> p.close(options.logs()));
         CoordClient c = client;
         if (c != null) {
             if (group != null) {

@@ -1,7 +1,11 @@
 package io.coord.cli.demo;
 
 import io.coord.test.ChildJvm;
+import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -124,6 +128,19 @@ final class WorkerProcess implements AutoCloseable {
     /** Kills the worker if it still runs (also a paused one) and stops reading. Idempotent. */
     @Override
     public void close() {
+        close(null);
+    }
+
+    /** Like {@link #close()}, first copying the worker's log to {@code logs/<name>.log} if {@code logs} is not null. */
+    void close(Path logs) {
+        if (logs != null && Files.exists(jvm.stderr())) {
+            try {
+                Files.createDirectories(logs);
+                Files.copy(jvm.stderr(), logs.resolve(name + ".log"), StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException e) {
+                // a convenience for debugging: the run's result does not depend on it
+            }
+        }
         jvm.close();
         try {
             reader.join(2_000);
