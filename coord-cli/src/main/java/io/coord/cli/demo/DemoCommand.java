@@ -15,15 +15,19 @@ import picocli.CommandLine.Spec;
  * when one fails (the output names it).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = {"Runs a small batch job in worker processes on a 3-node ZooKeeper ensemble, using every recipe,",
-            "kills and pauses workers on the way, and checks that nothing was lost, done twice or written stale.",
+        description = {"Runs a batch job in worker JVMs that uses every recipe, under faults.",
             "",
-            "Membership and discovery: workers join a group and register a service. Election: one coordinates;",
-            "it fills the task queue with ids from BlockIds and SequenceIds. Barrier: all start together.",
-            "Queue + lock + fencing: tasks are claimed and posted to a ledger under a fenced lock. Config:",
-            "batch.size changes mid-run. Faults: a lock holder is paused past its session timeout (its write",
-            "must be refused), a claim holder and the coordinator are killed (the task comes back, a new",
-            "coordinator takes over with a higher epoch). The survivors leave through a barrier."},
+            "Starts a 3-node ZooKeeper ensemble on loopback (or uses --connect) and N",
+            "worker processes. They join a group and register a service; one is elected",
+            "coordinator and fills a task queue with ids from SequenceIds and BlockIds;",
+            "all meet at a double barrier, then post the tasks to a ledger under a lock,",
+            "each write carrying the lock's fencing token. Mid-run batch.size changes and",
+            "every worker hot-reloads it. A lock holder is paused past its session",
+            "timeout (its late write must be refused); a claim holder and the coordinator",
+            "are killed (their tasks come back, a new coordinator takes over with a higher",
+            "epoch). The survivors leave through a barrier. The run then checks its own",
+            "invariants: ledger exact, every task done once, no stale write accepted,",
+            "epochs increase, config applied everywhere."},
         footer = {"", "Exit codes: 0 every invariant holds, 1 one failed (named in the output), 2 usage error."})
 public final class DemoCommand implements Callable<Integer> {
     @Spec
@@ -34,7 +38,7 @@ public final class DemoCommand implements Callable<Integer> {
     int workers;
 
     @Option(names = {"-c", "--connect"}, paramLabel = "HOST:PORT[,...]",
-            description = "run against this ensemble (its tickTime must allow a 3 s session) instead of an embedded one;"
+            description = "run against this ensemble instead of an embedded one (it must grant a 3 s session);"
                 + " everything goes under a namespace of its own, removed at the end")
     String connect;
 
