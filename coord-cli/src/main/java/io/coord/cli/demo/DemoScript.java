@@ -85,6 +85,7 @@ final class DemoScript {
     private void changeConfig() throws InterruptedException {
         state.await("the first tasks done", Duration.ofSeconds(30), () -> state.completions().size() >= 3 ? Boolean.TRUE : null);
         long version = ConfigStore.open(client, ConfigOptions.defaults()).put(DemoLayout.BATCH_SIZE, 3);
+        state.configPublished(version);
         say.event("admin publishes batch.size=3 (v" + version + ") with coord-config");
         state.await("every worker applying batch.size v" + version, Duration.ofSeconds(20),
                 () -> state.live().stream().allMatch(w -> w.configVersions.contains(version)) ? Boolean.TRUE : null);

@@ -55,6 +55,7 @@ final class RunState implements WorkerProcess.Sink {
     private final List<String> workerFailures = new ArrayList<>();
     private int retries;
     private boolean allFilled;
+    private long configVersion;
 
     RunState(Narrator say, Ledger ledger) {
         this.say = say;
@@ -243,6 +244,15 @@ final class RunState implements WorkerProcess.Sink {
 
     synchronized boolean allFilled() {
         return allFilled;
+    }
+
+    /** The admin published {@code batch.size} as {@code version}: every worker that finishes must run it. */
+    synchronized void configPublished(long version) {
+        configVersion = version;
+    }
+
+    synchronized long configVersion() {
+        return configVersion;
     }
 
     synchronized int retries() {

@@ -100,13 +100,14 @@ final class Verdict {
         }
         check("epochs increase", increasing, "coordinators and epochs: " + leaders(leaders) + " (need two or more, each higher)");
 
+        long published = state.configVersion();
         List<String> behind = state.workers().stream().filter(w -> w.bye)
-                .filter(w -> w.configVersions.isEmpty() || w.configVersions.get(w.configVersions.size() - 1) < 1)
+                .filter(w -> w.configVersions.isEmpty() || w.configVersions.get(w.configVersions.size() - 1) != published)
                 .map(w -> w.name + " runs v" + (w.configVersions.isEmpty() ? "?" : w.configVersions.get(w.configVersions.size() - 1)))
                 .toList();
         boolean anyFinished = state.workers().stream().anyMatch(w -> w.bye);
         check("config applied everywhere", anyFinished && behind.isEmpty(),
-                anyFinished ? String.join(", ", behind) + " instead of batch.size v1" : "no worker finished the run");
+                anyFinished ? String.join(", ", behind) + " instead of batch.size v" + published : "no worker finished the run");
 
         boolean refused = !ledger.rejections().isEmpty();
         boolean redelivered = state.retries() > 0;
