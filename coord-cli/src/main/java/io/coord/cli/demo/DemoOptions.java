@@ -39,7 +39,7 @@ record DemoOptions(int workers, String connect, long seed, boolean fenced, int[]
 
     /** The defaults of {@code coord demo}: 4 workers, an embedded ensemble, fencing on. */
     static DemoOptions defaults(long seed) {
-        return new DemoOptions(4, null, seed, true, new int[] {40, 16}, 150, null);
+        return new DemoOptions(4, null, seed, true, new int[] {36, 12}, 120, null);
     }
 
     DemoOptions withWorkers(int n) {

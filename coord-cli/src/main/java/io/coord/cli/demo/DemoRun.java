@@ -72,8 +72,9 @@ final class DemoRun implements AutoCloseable {
     DemoResult run() throws InterruptedException {
         List<String> stopped = new ArrayList<>();
         try {
-            setUp();
             startWorkers();
+            setUp();
+            connectWorkers();
             new DemoScript(options, state, ledger, say, client, group, sessionTimeoutMs).play();
         } catch (DemoFailure | CoordException | IllegalStateException | IllegalArgumentException e) {
             stopped.add("the run stopped early: " + e.getMessage());
@@ -100,9 +101,6 @@ final class DemoRun implements AutoCloseable {
     }
 
     private void setUp() throws InterruptedException {
-        say.plain("coord demo: " + options.workers() + " worker processes, " + options.totalTasks() + " tasks in "
-                + options.waves().length + " waves, seed " + options.seed()
-                + (options.fenced() ? "" : ", FENCING OFF (control run: the checks below must fail)"));
         if (options.connect() == null) {
             say.event("starting a 3-node ZooKeeper ensemble on 127.0.0.1 ...");
             ensemble = EmbeddedEnsemble.start(EmbeddedEnsemble.Options.quorum());
@@ -149,17 +147,25 @@ final class DemoRun implements AutoCloseable {
         return (Class<Map<String, Object>>) (Class<?>) Map.class;
     }
 
-    private void startWorkers() throws InterruptedException {
+    /** Starts the worker JVMs first: they boot while the ensemble starts, and connect when told where ({@link #connectWorkers}). */
+    private void startWorkers() {
         int n = options.workers();
+        say.plain("coord demo: " + n + " worker processes, " + options.totalTasks() + " tasks in "
+                + options.waves().length + " waves, seed " + options.seed()
+                + (options.fenced() ? "" : ", FENCING OFF (control run: the checks below must fail)"));
         say.event("starting " + n + " worker JVMs (" + DemoWorker.class.getSimpleName() + ", same classpath) ...");
         for (int i = 1; i <= n; i++) {
-            DemoWorker.Args args = new DemoWorker.Args("worker-" + i, connect, namespace, n, options.seed(), options.waves(),
-                    options.applyMs(), 7000 + i);
+            DemoWorker.Args args = new DemoWorker.Args("worker-" + i, n, options.seed(), options.waves(), options.applyMs(), 7000 + i);
             WorkerProcess process = WorkerProcess.start(args, state);
             processes.add(process);
             state.add(new Worker(args.name(), process));
             process.startReading();
         }
+    }
+
+    private void connectWorkers() throws InterruptedException {
+        int n = options.workers();
+        state.workers().forEach(w -> w.process.command("CONNECT " + connect + " " + namespace));
         ticker.scheduleAtFixedRate(() -> say.progress(state.progress(options.totalTasks())), 250, 250, TimeUnit.MILLISECONDS);
         state.await("all " + n + " workers up", Duration.ofSeconds(90),
                 () -> state.workers().stream().allMatch(w -> w.ready) ? Boolean.TRUE : null);

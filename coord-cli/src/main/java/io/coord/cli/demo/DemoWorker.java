@@ -67,13 +67,14 @@ public final class DemoWorker implements AutoCloseable {
     });
     private final List<AutoCloseable> resources = new ArrayList<>();
     private CoordClient client;
+    private volatile String[] connect;
     private volatile boolean stallNext;
     private volatile boolean holdNext;
     private volatile int finishParties;
     private long lastConfigVersion = Long.MIN_VALUE;
 
-    /** What the controller passes on the command line. */
-    record Args(String name, String connect, String namespace, int parties, long seed, int[] waves, int applyMs, int port) {
+    /** What the controller passes on the command line; the ensemble comes later ({@code C CONNECT ...}). */
+    record Args(String name, int parties, long seed, int[] waves, int applyMs, int port) {
         static Args parse(String[] argv) {
             Map<String, String> a = Wire.parse(argv, 0);
             String[] sizes = a.get("waves").split(",");
@@ -81,8 +82,8 @@ public final class DemoWorker implements AutoCloseable {
             for (int i = 0; i < sizes.length; i++) {
                 waves[i] = Integer.parseInt(sizes[i]);
             }
-            return new Args(a.get("name"), a.get("connect"), a.get("namespace"), Integer.parseInt(a.get("parties")),
-                    Long.parseLong(a.get("seed")), waves, Integer.parseInt(a.get("applyMs")), Integer.parseInt(a.get("port")));
+            return new Args(a.get("name"), Integer.parseInt(a.get("parties")), Long.parseLong(a.get("seed")), waves,
+                    Integer.parseInt(a.get("applyMs")), Integer.parseInt(a.get("port")));
         }
 
         String[] toArgv() {
@@ -90,8 +91,8 @@ public final class DemoWorker implements AutoCloseable {
             for (int size : waves) {
                 w.append(w.length() == 0 ? "" : ",").append(size);
             }
-            return new String[] {"name=" + name, "connect=" + connect, "namespace=" + namespace, "parties=" + parties,
-                "seed=" + seed, "waves=" + w, "applyMs=" + applyMs, "port=" + port};
+            return new String[] {"name=" + name, "parties=" + parties, "seed=" + seed, "waves=" + w, "applyMs=" + applyMs,
+                "port=" + port};
         }
     }
 
@@ -117,7 +118,12 @@ public final class DemoWorker implements AutoCloseable {
     }
 
     void run() throws InterruptedException {
-        client = CoordClient.connect(CoordSettings.builder().connectString(args.connect()).namespace(args.namespace())
+        // The controller starts the workers while its ensemble starts: meanwhile, load what connecting needs.
+        warmUp();
+        if (!"CONNECT".equals(awaitCommand("CONNECT", Duration.ofSeconds(180))) || connect == null) {
+            throw new IllegalStateException("no CONNECT from the controller within 180 s");
+        }
+        client = CoordClient.connect(CoordSettings.builder().connectString(connect[0]).namespace(connect[1])
                 .sessionTimeout(SESSION_TIMEOUT).connectionTimeout(Duration.ofSeconds(20)).build());
         resources.add(client);
         wire.emit("HELLO", "pid", ProcessHandle.current().pid(), "session", client.session().idHex(),
@@ -270,12 +276,28 @@ public final class DemoWorker implements AutoCloseable {
         }
     }
 
-    private void awaitCommand(String name, Duration bound) throws InterruptedException {
+    /** Waits (at most {@code bound}) for the command {@code name}, acting on others meanwhile; returns it, or null. */
+    private String awaitCommand(String name, Duration bound) throws InterruptedException {
         long deadline = System.nanoTime() + bound.toNanos();
         while (System.nanoTime() < deadline) {
             String command = wire.nextCommand(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
             if (command != null && handle(command).equals(name)) {
-                return;
+                return name;
+            }
+        }
+        return null;
+    }
+
+    /** Loads the classes a first connection needs (and builds the JSON mapper): JVM start-up overlaps the ensemble's. */
+    private static void warmUp() {
+        Codec.mapper();
+        for (String type : new String[] {"org.apache.curator.framework.CuratorFrameworkFactory", "org.apache.zookeeper.ZooKeeper",
+            "org.apache.zookeeper.ClientCnxnSocketNIO", "org.apache.curator.framework.recipes.cache.CuratorCache",
+            "org.apache.curator.x.discovery.ServiceDiscoveryBuilder"}) {
+            try {
+                Class.forName(type);
+            } catch (ClassNotFoundException e) {
+                // only a warm-up: the real use will load it, or fail with a clear error
             }
         }
     }
@@ -295,6 +317,7 @@ public final class DemoWorker implements AutoCloseable {
             case "STALL" -> stallNext = true;
             case "HOLD" -> holdNext = true;
             case "FINISH" -> finishParties = Integer.parseInt(words[1]);
+            case "CONNECT" -> connect = new String[] {words[1], words[2]};
             case "EXIT" -> throw new IllegalStateException("the controller is gone");
             default -> {
                 // GO, or unknown: nothing to set
