@@ -276,6 +276,6 @@ final class RunState implements WorkerProcess.Sink {
         int filled = planned == 0 ? 0 : Math.min(width, done * width / planned);
         return "[" + "#".repeat(filled) + ".".repeat(width - filled) + "] " + done + "/" + planned + " tasks done, ledger "
                 + ledger.balance() + ", " + ledger.rejections().size() + " fenced, " + retries + " retried, "
-                + live().size() + " workers up";
+                + live().size() + (live().size() == 1 ? " worker" : " workers") + " up";
     }
 }
