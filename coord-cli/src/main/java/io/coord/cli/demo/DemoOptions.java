@@ -1,0 +1,69 @@
+package io.coord.cli.demo;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+
+/**
+ * How one demo run goes.
+ *
+ * @param workers  worker processes (3..16: the run kills two of them and needs a third to take
+ *                 the lock from a paused one)
+ * @param connect  an ensemble to use, or null to start an embedded 3-node one on loopback
+ * @param seed     seeds the task amounts and which workers the faults hit
+ * @param fenced   whether the ledger's fence is on; off only for the control run that shows the
+ *                 run's own checks can fail
+ * @param waves    tasks per wave; the coordinator fills one wave after the other
+ * @param applyMs  how long a worker works on one task while it holds the ledger lock
+ * @param logs     a directory to copy each worker's log (its stderr) into at the end, or null
+ */
+record DemoOptions(int workers, String connect, long seed, boolean fenced, int[] waves, int applyMs, Path logs) {
+    static final int MIN_WORKERS = 3;
+    static final int MAX_WORKERS = 16;
+
+    DemoOptions {
+        if (workers < MIN_WORKERS || workers > MAX_WORKERS) {
+            throw new IllegalArgumentException("--workers must be within " + MIN_WORKERS + ".." + MAX_WORKERS + ", got " + workers
+                    + " (the run kills two workers and needs a third to take the lock from a paused one)");
+        }
+        if (connect != null && connect.isBlank()) {
+            throw new IllegalArgumentException("--connect must be host:port[,host:port...], got an empty string");
+        }
+        if (waves.length == 0 || Arrays.stream(waves).anyMatch(n -> n < 1 || n > 1000)) {
+            throw new IllegalArgumentException("every wave must have 1..1000 tasks, got " + Arrays.toString(waves));
+        }
+        if (applyMs < 0) {
+            throw new IllegalArgumentException("applyMs must be >= 0, got " + applyMs);
+        }
+        waves = waves.clone();
+    }
+
+    /** The defaults of {@code coord demo}: 4 workers, an embedded ensemble, fencing on. */
+    static DemoOptions defaults(long seed) {
+        return new DemoOptions(4, null, seed, true, new int[] {36, 12}, 120, null);
+    }
+
+    DemoOptions withWorkers(int n) {
+        return new DemoOptions(n, connect, seed, fenced, waves, applyMs, logs);
+    }
+
+    DemoOptions withConnect(String connectString) {
+        return new DemoOptions(workers, connectString, seed, fenced, waves, applyMs, logs);
+    }
+
+    DemoOptions withFenced(boolean on) {
+        return new DemoOptions(workers, connect, seed, on, waves, applyMs, logs);
+    }
+
+    DemoOptions withLogs(Path dir) {
+        return new DemoOptions(workers, connect, seed, fenced, waves, applyMs, dir);
+    }
+
+    int totalTasks() {
+        return Arrays.stream(waves).sum();
+    }
+
+    @Override
+    public int[] waves() {
+        return waves.clone();
+    }
+}

@@ -1,0 +1,97 @@
+package io.coord.cli.demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coord.cli.demo.DemoResult.Leader;
+import io.coord.test.Awaits;
+import io.coord.test.LeakCheckExtension;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * {@code coord demo} end to end: the controller in this JVM, an embedded 3-node ensemble, and
+ * real worker JVMs that are paused and killed on the way. One run with fencing on must hold every
+ * invariant; the control run with the ledger's fence off must fail its own checks, which shows
+ * that they can fail.
+ */
+@Tag("fault")
+class DemoIT {
+    @RegisterExtension
+    static LeakCheckExtension leaks = LeakCheckExtension.threads();
+
+    /** No worker JVM outlives the run (this JVM starts no other child processes). */
+    @AfterEach
+    void noWorkerProcessIsLeft() {
+        Awaits.until("every worker process gone", Duration.ofSeconds(10), () -> ProcessHandle.current().children().findAny().isEmpty());
+    }
+
+    @Test
+    void theJobIsDoneExactlyOnceThroughPausesAndKillsAndTheRunExitsZero() throws InterruptedException {
+        StringWriter out = new StringWriter();
+        DemoResult r = DemoCommand.run(DemoOptions.defaults(42).withWorkers(3), new PrintWriter(out, true), false);
+        String text = out.toString();
+        System.out.println(text); // the narrative, in the test's output file
+
+        assertEquals(0, r.exitCode(), () -> "the demo failed: " + r.failures() + "\n" + text);
+        assertTrue(r.invariants().values().stream().allMatch(Boolean::booleanValue), r.invariants()::toString);
+        assertEquals(List.of("ledger exact", "every task done exactly once", "no stale write accepted", "epochs increase",
+                "config applied everywhere", "faults took effect"), List.copyOf(r.invariants().keySet()));
+        // the ledger: exact, every planned task once, the paused worker's write refused, nothing stale accepted
+        assertEquals(r.expected(), r.ledger(), text);
+        assertEquals(r.tasksPlanned(), r.tasksDone(), text);
+        assertEquals(DemoOptions.defaults(42).totalTasks(), r.tasksPlanned());
+        assertTrue(r.fencedRejections() >= 1, text);
+        assertEquals(0, r.staleAccepted(), text);
+        // the killed claim holder's task came back: delivered again
+        assertTrue(r.retries() >= 1, text);
+        // a new coordinator took over, with a higher epoch
+        List<Leader> leaders = r.leaders();
+        assertTrue(leaders.size() >= 2, text);
+        for (int i = 1; i < leaders.size(); i++) {
+            assertTrue(leaders.get(i).epoch() > leaders.get(i - 1).epoch(), leaders::toString);
+            assertFalse(leaders.get(i).worker().equals(leaders.get(i - 1).worker()), leaders::toString);
+        }
+        // every worker applied batch.size v0, then v1
+        for (Map.Entry<String, List<Long>> e : r.configVersions().entrySet()) {
+            assertEquals(List.of(0L, 1L), e.getValue(), e.getKey() + "\n" + text);
+        }
+        // the session timeout the demo is timed for, as the servers granted it
+        assertTrue(r.sessionTimeoutMs() >= 2000 && r.sessionTimeoutMs() <= 4000, () -> r.sessionTimeoutMs() + " ms");
+        // the spec's bound: under a minute on 2 cores (scaled on slower machines)
+        Duration bound = Awaits.scaled(Duration.ofSeconds(60));
+        assertTrue(r.elapsed().compareTo(bound) < 0, () -> "took " + r.elapsed() + ", over " + bound);
+        // what a reader sees
+        assertTrue(text.contains("is REJECTED by the ledger's fence"), text);
+        assertTrue(text.contains("is elected coordinator"), text);
+        assertTrue(text.contains("\nSummary\n"), text);
+        assertTrue(text.contains("RESULT: ok, all 6 invariants hold"), text);
+    }
+
+    @Test
+    void withTheFenceOffTheStaleWriteIsAcceptedAndTheRunFailsNamingTheInvariant() throws InterruptedException {
+        StringWriter out = new StringWriter();
+        DemoResult r = DemoCommand.run(DemoOptions.defaults(42).withWorkers(3).withFenced(false), new PrintWriter(out, true), false);
+        String text = out.toString();
+        System.out.println(text);
+
+        assertEquals(1, r.exitCode(), text);
+        assertEquals(Boolean.FALSE, r.invariants().get("no stale write accepted"), text);
+        assertTrue(r.staleAccepted() >= 1, text);
+        assertEquals(0, r.fencedRejections(), text);
+        assertTrue(r.failures().stream().anyMatch(f -> f.startsWith("no stale write accepted: ")), r.failures()::toString);
+        // the stale write was a read-modify-write over newer ones: a task counted twice, or updates lost
+        assertTrue(Boolean.FALSE.equals(r.invariants().get("ledger exact"))
+                || Boolean.FALSE.equals(r.invariants().get("every task done exactly once")), r.invariants()::toString);
+        assertTrue(text.contains("RESULT: FAILED"), text);
+        assertTrue(text.contains("  - no stale write accepted: "), text);
+    }
+}
