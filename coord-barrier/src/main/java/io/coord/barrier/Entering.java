@@ -104,7 +104,7 @@ final class Entering extends Waiting {
                     throw new InterruptedException("interrupted before taking a seat in barrier " + barrier.name());
                 }
                 if (guess < 0) {
-                    guess = barrier.generationToJoin(store.readRoot(watching, signal));
+                    guess = barrier.generationToJoin(readRootWatched());
                     if (guess < 0) {
                         continue;
                     }
@@ -235,7 +235,8 @@ final class Entering extends Waiting {
         while (true) {
             try {
                 if (view == null) {
-                    view = store.readGeneration(watching, signal, g.number(), barrier.parties());
+                    view = reread(g);
+                    noteRoot(view);
                 }
                 GenerationRecord record = view.record();
                 if (record.phase() == Phase.OPEN && record.parties() != barrier.parties()) {

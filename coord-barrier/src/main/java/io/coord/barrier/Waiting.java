@@ -70,6 +70,33 @@ abstract class Waiting {
         return new View(root.record(), root.version(), root.mtime());
     }
 
+    /** Reads the root, setting this call's root watch (the decision watch); null if the barrier was never used. */
+    BarrierStore.Root readRootWatched() throws InterruptedException {
+        long before = signal.rootEvents();
+        BarrierStore.Root root = store.readRoot(watching, signal.rootWatch());
+        if (root != null) {
+            signal.rootWatchSet(before);
+        }
+        return root;
+    }
+
+    /**
+     * Generation {@code g}'s state after a wake-up. With the root watch still armed, a listing of
+     * the generation's markers, setting no watch (a decision would have fired the root watch);
+     * otherwise the root, read with the watch set again (one round trip either way), and the
+     * markers only if the root has moved on to a later generation (this one is decided: its
+     * markers tell how).
+     */
+    View reread(Generation g) throws InterruptedException {
+        if (!signal.rootArmed()) {
+            BarrierStore.Root root = readRootWatched();
+            if (root != null && root.record().generation() == g.number()) {
+                return new View(root.record(), root.version(), root.mtime());
+            }
+        }
+        return store.readGeneration(watching, null, g.number(), barrier.parties());
+    }
+
     /** Records the break the rule asked for and throws; returns (to read again) if the record moved first. */
     void breakGeneration(View seen, Step step, Members members) throws InterruptedException {
         View view = forDecision(seen);
