@@ -163,13 +163,14 @@ final class Leaving extends Waiting {
     }
 
     /**
-     * Looks first (the seats and the root, one round trip; the root read also sets the decision
-     * watch). If every other party has left, our leave is the last one: leave and record DONE in
-     * one transaction. False when that is not so (or someone else got there first).
+     * Looks first (the seats and the root, one round trip; no watch: the last leaver does not wait,
+     * and any other sets the decision watch with the marker batch that follows). If every other
+     * party has left, our leave is the last one: leave and record DONE in one transaction. False
+     * when that is not so (or someone else got there first).
      */
     private boolean leaveLast(BarrierSeat seat, Generation g) throws InterruptedException {
         CompletableFuture<CuratorEvent> listed = store.seats().readMembersAsync(watching, g, null);
-        CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, signal);
+        CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, null);
         Root root = store.seats().root(SeatCalls.await(rooted, giveUp, store.root()));
         Members before = store.seats().members(SeatCalls.await(listed, giveUp, g.members()), g);
         if (root == null || root.record().generation() != g.number() || root.record().phase() != Phase.READY

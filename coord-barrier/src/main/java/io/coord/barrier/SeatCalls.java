@@ -180,10 +180,14 @@ final class SeatCalls {
     }
 
     /**
-     * Reads the root, setting {@code signal}'s root watch; an answer with the data arms it (in the
-     * callback, on the client's event thread: before any event of that watch is delivered).
+     * Reads the root, setting {@code signal}'s root watch unless {@code signal} is null; an answer
+     * with the data arms it (in the callback, on the client's event thread: before any event of
+     * that watch is delivered).
      */
     CompletableFuture<CuratorEvent> readRootAsync(CuratorFramework via, Signal signal) {
+        if (signal == null) {
+            return async(root, cb -> via.getData().inBackground(cb).forPath(root.value()));
+        }
         long before = signal.rootEvents();
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
         try {
