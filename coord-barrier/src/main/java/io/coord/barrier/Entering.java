@@ -237,7 +237,7 @@ final class Entering extends Waiting {
         while (true) {
             try {
                 if (view == null) {
-                    view = reread(g);
+                    view = reread(g, Phase.OPEN);
                     noteRoot(view);
                 }
                 GenerationRecord record = view.record();

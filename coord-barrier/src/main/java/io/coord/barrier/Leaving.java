@@ -95,7 +95,7 @@ final class Leaving extends Waiting {
                     }
                 }
                 if (view == null) {
-                    view = reread(g);
+                    view = reread(g, Phase.READY);
                 }
                 boolean lost = seat.state() == LeaseState.LOST;
                 if (left == null || (!left && lost && view.record().phase() == Phase.READY)) {

@@ -5,6 +5,7 @@ import io.coord.ConnectionLostException;
 import io.coord.CoordException;
 import io.coord.barrier.BarrierRule.Cause;
 import io.coord.barrier.BarrierRule.Step;
+import io.coord.barrier.BarrierStatus.Phase;
 import io.coord.barrier.BarrierStore.View;
 import io.coord.barrier.Generation.Members;
 import io.coord.barrier.Generation.Seat;
@@ -81,19 +82,23 @@ abstract class Waiting {
     }
 
     /**
-     * Generation {@code g}'s state after a wake-up. With the root watch still armed, a listing of
-     * the generation's markers, setting no watch (a decision would have fired the root watch);
-     * otherwise the root, read with the watch set again (one round trip either way), and the
-     * markers only if the root has moved on to a later generation (this one is decided: its
-     * markers tell how).
+     * Generation {@code g}'s state after a wake-up, for a call waiting while the generation is in
+     * phase {@code waitingIn} (OPEN in enter, READY in leave). First a listing of the generation's
+     * markers, setting no watch: the decision it waits for, if made, shows there (the usual
+     * wake-up: its own root watch fired on it). If not, and the root watch may be used up (it
+     * fired, or the connection changed), the root is read with the watch set again; with the
+     * watch still armed, a decision will fire it.
      */
-    View reread(Generation g) throws InterruptedException {
-        if (!signal.rootArmed()) {
-            BarrierStore.Root root = readRootWatched();
-            if (root != null && root.record().generation() == g.number()) {
-                return new View(root.record(), root.version(), root.mtime());
-            }
+    View reread(Generation g, Phase waitingIn) throws InterruptedException {
+        View markers = store.readGeneration(watching, null, g.number(), barrier.parties());
+        if (markers.record().phase() != waitingIn || signal.rootArmed()) {
+            return markers;
         }
+        BarrierStore.Root root = readRootWatched();
+        if (root != null && root.record().generation() == g.number()) {
+            return new View(root.record(), root.version(), root.mtime());
+        }
+        // the root moved on since the listing: this generation is decided, its markers say how
         return store.readGeneration(watching, null, g.number(), barrier.parties());
     }
 
