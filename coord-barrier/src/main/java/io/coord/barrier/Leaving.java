@@ -55,7 +55,7 @@ final class Leaving extends Waiting {
                 finish("coord.barrier.leave.wait", outcome, true);
                 WatcherRemoveCuratorFramework w = watching;
                 CompletableFuture.delayedExecutor(TIDY_DELAY_MS, TimeUnit.MILLISECONDS, store.zk().events()).execute(() -> {
-                    seat.close();
+                    seat.closeNow();
                     w.removeWatchers();
                 });
             } else {
