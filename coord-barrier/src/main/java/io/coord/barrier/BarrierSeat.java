@@ -164,9 +164,22 @@ public final class BarrierSeat implements Lease {
         return lease.guardedTransaction(ops);
     }
 
-    /** Releases the seat (deletes its node). Idempotent. Before {@link #leave}, this abandons the generation. */
+    /**
+     * Releases the seat (deletes its node). Idempotent. Before {@link #leave}, this abandons the
+     * generation. After {@link #leave} returned, it does nothing: the seat is already released, and
+     * its node is deleted in the background a moment later (not at once, so that the delete does
+     * not hold up the other members' reads of the outcome).
+     */
     @Override
     public void close() {
+        if (released) {
+            return;
+        }
+        closeNow();
+    }
+
+    /** Deletes the seat's node and removes the watches set while entering. */
+    void closeNow() {
         lease.close();
         barrier.forget(this);
         WatcherRemoveCuratorFramework w = watches;

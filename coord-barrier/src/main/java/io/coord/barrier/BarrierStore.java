@@ -97,9 +97,10 @@ final class BarrierStore {
 
     /**
      * Generation {@code generation}'s decision as its markers show it, watching the generation's
-     * children with {@code watcher}: a marker appearing (ready, done, broken) is the change a waiter
-     * waits for. This is every waiter's re-read after a wake-up: one listing of three names at
-     * most, no root data. The root version is not known here ({@link View#version()} is -1): a
+     * children with {@code watcher} if not null: a marker appearing (ready, done, broken) is a
+     * decision. A waiter whose root watch is still armed re-reads this way, setting no watch (see
+     * {@link Waiting#reread}): one listing of three names at most, no root data. The root version
+     * is not known here ({@link View#version()} is -1): a
      * member that must decide reads the root first. {@code parties} fills the record for the
      * phases that carry none (the member checked them against the root's record when it joined).
      */

@@ -104,14 +104,16 @@ final class Entering extends Waiting {
                     throw new InterruptedException("interrupted before taking a seat in barrier " + barrier.name());
                 }
                 if (guess < 0) {
-                    guess = barrier.generationToJoin(store.readRoot(watching, signal));
+                    guess = barrier.generationToJoin(readRootWatched());
                     if (guess < 0) {
                         continue;
                     }
                 }
                 Generation g = new Generation(store.root(), guess);
-                // Look first, in one round trip: the root (which also sets the decision watch) and the seats.
-                CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, signal);
+                // Look first, in one round trip: the root and the seats. No watch yet: the arrival that
+                // completes the count does not wait (a watch would only fire at its own decision),
+                // and every other one sets it when it reads the root again with its seat taken.
+                CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, null);
                 CompletableFuture<CuratorEvent> listed = store.seats().readMembersAsync(watching, g, null);
                 Root root = store.seats().root(SeatCalls.await(rooted, giveUp, store.root()));
                 CuratorEvent seats = SeatCalls.await(listed, giveUp, g.members());
@@ -235,7 +237,8 @@ final class Entering extends Waiting {
         while (true) {
             try {
                 if (view == null) {
-                    view = store.readGeneration(watching, signal, g.number(), barrier.parties());
+                    view = reread(g, Phase.OPEN);
+                    noteRoot(view);
                 }
                 GenerationRecord record = view.record();
                 if (record.phase() == Phase.OPEN && record.parties() != barrier.parties()) {

@@ -13,6 +13,7 @@ import io.coord.barrier.BarrierStore.View;
 import io.coord.barrier.Generation.Members;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.WatcherRemoveCuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException;
@@ -24,6 +25,9 @@ import org.apache.zookeeper.KeeperException;
  * wake-up. The seat is released when the call ends, whatever the outcome.
  */
 final class Leaving extends Waiting {
+    /** How long after everyone left a member's seat is deleted: after the other members have read the outcome. */
+    static final long TIDY_DELAY_MS = 100;
+
     Leaving(ZkDoubleBarrier barrier, Duration timeout) {
         super(barrier, timeout);
     }
@@ -44,13 +48,14 @@ final class Leaving extends Waiting {
         } finally {
             if ("released".equals(outcome)) {
                 // Everyone has left: the seat's node and this call's watches only need tidying.
-                // That happens on the client's own event thread, so that the one write and the
-                // watch removals per member are not between every member and its return.
+                // That happens on the client's own event thread, and a moment later: the delete is
+                // a write, and a server queues reads behind a write it is syncing to disk, so a
+                // delete sent at once would hold up the other members' reads of the outcome.
                 seat.released();
                 finish("coord.barrier.leave.wait", outcome, true);
                 WatcherRemoveCuratorFramework w = watching;
-                store.zk().events().execute(() -> {
-                    seat.close();
+                CompletableFuture.delayedExecutor(TIDY_DELAY_MS, TimeUnit.MILLISECONDS, store.zk().events()).execute(() -> {
+                    seat.closeNow();
                     w.removeWatchers();
                 });
             } else {
@@ -90,7 +95,7 @@ final class Leaving extends Waiting {
                     }
                 }
                 if (view == null) {
-                    view = store.readGeneration(watching, signal, g.number(), barrier.parties());
+                    view = reread(g, Phase.READY);
                 }
                 boolean lost = seat.state() == LeaseState.LOST;
                 if (left == null || (!left && lost && view.record().phase() == Phase.READY)) {
@@ -158,13 +163,14 @@ final class Leaving extends Waiting {
     }
 
     /**
-     * Looks first (the seats and the root, one round trip; the root read also sets the decision
-     * watch). If every other party has left, our leave is the last one: leave and record DONE in
-     * one transaction. False when that is not so (or someone else got there first).
+     * Looks first (the seats and the root, one round trip; no watch: the last leaver does not wait,
+     * and any other sets the decision watch with the marker batch that follows). If every other
+     * party has left, our leave is the last one: leave and record DONE in one transaction. False
+     * when that is not so (or someone else got there first).
      */
     private boolean leaveLast(BarrierSeat seat, Generation g) throws InterruptedException {
         CompletableFuture<CuratorEvent> listed = store.seats().readMembersAsync(watching, g, null);
-        CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, signal);
+        CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, null);
         Root root = store.seats().root(SeatCalls.await(rooted, giveUp, store.root()));
         Members before = store.seats().members(SeatCalls.await(listed, giveUp, g.members()), g);
         if (root == null || root.record().generation() != g.number() || root.record().phase() != Phase.READY

@@ -179,8 +179,28 @@ final class SeatCalls {
         });
     }
 
-    CompletableFuture<CuratorEvent> readRootAsync(CuratorFramework via, Watcher watcher) {
-        return async(root, cb -> via.getData().usingWatcher(watcher).inBackground(cb).forPath(root.value()));
+    /**
+     * Reads the root, setting {@code signal}'s root watch unless {@code signal} is null; an answer
+     * with the data arms it (in the callback, on the client's event thread: before any event of
+     * that watch is delivered).
+     */
+    CompletableFuture<CuratorEvent> readRootAsync(CuratorFramework via, Signal signal) {
+        if (signal == null) {
+            return async(root, cb -> via.getData().inBackground(cb).forPath(root.value()));
+        }
+        long before = signal.rootEvents();
+        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
+        try {
+            via.getData().usingWatcher(signal.rootWatch()).inBackground((client, event) -> {
+                if (code(event) == KeeperException.Code.OK) {
+                    signal.rootWatchSet(before);
+                }
+                result.complete(event);
+            }).forPath(root.value());
+        } catch (Exception e) {
+            result.completeExceptionally(zk.translate(e, root));
+        }
+        return result;
     }
 
     /** The members from a {@link #readMembersAsync} event. */

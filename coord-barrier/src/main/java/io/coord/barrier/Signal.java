@@ -20,11 +20,30 @@ import org.apache.zookeeper.Watcher;
  * a hint to read again; a counter makes sure that one arriving between the read and the wait is
  * never lost. Spurious wake-ups (a duplicated event, a connection flap, a stray notify) cost one
  * read and change nothing.
+ *
+ * <p>The root watch (the decision watch: every decision sets the root's data) has its own
+ * {@link Watcher}, {@link #rootWatch()}, so that the signal knows whether it is still in place: a
+ * waiter whose root watch is armed re-reads without setting another watch, and one whose root
+ * watch may be used up re-reads the root with the watch. Without that, every re-read set a watch
+ * of its own, and those left over fired into the next phase's release, one more event per member.
  */
 final class Signal implements Watcher, AutoCloseable {
     private final Object lock = new Object();
     private final List<Registration> registrations = new ArrayList<>();
     private long epoch;
+    /** Events delivered to the root watch (any kind: each may have used up its registration). Guarded by {@link #lock}. */
+    private long rootEvents;
+    /** Whether the root watch is known to be registered and not fired since. Guarded by {@link #lock}. */
+    private boolean rootArmed;
+    private final Watcher rootWatch = event -> {
+        synchronized (lock) {
+            // A node event uses the registration up; so may a connection event (a session that
+            // ended takes its watches with it): either way, the next re-read sets it again.
+            rootArmed = false;
+            rootEvents++;
+        }
+        fire();
+    };
 
     /** A signal that also wakes on every change of {@code zk}'s session (suspend, reconnect, end, new session). */
     static Signal open(Zk zk) {
@@ -32,20 +51,20 @@ final class Signal implements Watcher, AutoCloseable {
         SessionListener wake = new SessionListener() {
             @Override
             public void onSuspended(CoordSession s) {
-                signal.fire();
+                signal.sessionChanged();
             }
 
             @Override
             public void onReconnected(CoordSession s) {
-                signal.fire();
+                signal.sessionChanged();
             }
 
             @Override
             public void onEnded(CoordSession s, SessionState finalState) {
-                signal.fire();
+                signal.sessionChanged();
             }
         };
-        signal.registrations.add(zk.client().onNewSession(s -> signal.fire(), zk.events()));
+        signal.registrations.add(zk.client().onNewSession(s -> signal.sessionChanged(), zk.events()));
         try {
             CoordSession session = zk.client().session();
             signal.registrations.add(session.addListener(wake, zk.events()));
@@ -77,6 +96,47 @@ final class Signal implements Watcher, AutoCloseable {
 
     @Override
     public void process(WatchedEvent event) {
+        fire();
+    }
+
+    /** The watcher for every read of the root by this call; see {@link #rootArmed()}. */
+    Watcher rootWatch() {
+        return rootWatch;
+    }
+
+    /** The count to pass to {@link #rootWatchSet} after a read of the root with {@link #rootWatch()}. */
+    long rootEvents() {
+        synchronized (lock) {
+            return rootEvents;
+        }
+    }
+
+    /**
+     * A read of the root with {@link #rootWatch()}, sent when the count was {@code eventsBefore},
+     * was answered (so the watch is registered): armed, unless an event reached the root watch in
+     * between (then it may be used up; the next re-read sets it again).
+     */
+    void rootWatchSet(long eventsBefore) {
+        synchronized (lock) {
+            if (rootEvents == eventsBefore) {
+                rootArmed = true;
+            }
+        }
+    }
+
+    /** Whether the root watch is registered and has not fired (nor seen a connection change) since. */
+    boolean rootArmed() {
+        synchronized (lock) {
+            return rootArmed;
+        }
+    }
+
+    /** A change of the session (suspended, reconnected, ended, a new one): it may have taken the root watch with it. */
+    void sessionChanged() {
+        synchronized (lock) {
+            rootArmed = false;
+            rootEvents++;
+        }
         fire();
     }
 

@@ -5,6 +5,7 @@ import io.coord.ConnectionLostException;
 import io.coord.CoordException;
 import io.coord.barrier.BarrierRule.Cause;
 import io.coord.barrier.BarrierRule.Step;
+import io.coord.barrier.BarrierStatus.Phase;
 import io.coord.barrier.BarrierStore.View;
 import io.coord.barrier.Generation.Members;
 import io.coord.barrier.Generation.Seat;
@@ -68,6 +69,37 @@ abstract class Waiting {
             return null;
         }
         return new View(root.record(), root.version(), root.mtime());
+    }
+
+    /** Reads the root, setting this call's root watch (the decision watch); null if the barrier was never used. */
+    BarrierStore.Root readRootWatched() throws InterruptedException {
+        long before = signal.rootEvents();
+        BarrierStore.Root root = store.readRoot(watching, signal.rootWatch());
+        if (root != null) {
+            signal.rootWatchSet(before);
+        }
+        return root;
+    }
+
+    /**
+     * Generation {@code g}'s state after a wake-up, for a call waiting while the generation is in
+     * phase {@code waitingIn} (OPEN in enter, READY in leave). First a listing of the generation's
+     * markers, setting no watch: the decision it waits for, if made, shows there (the usual
+     * wake-up: its own root watch fired on it). If not, and the root watch may be used up (it
+     * fired, or the connection changed), the root is read with the watch set again; with the
+     * watch still armed, a decision will fire it.
+     */
+    View reread(Generation g, Phase waitingIn) throws InterruptedException {
+        View markers = store.readGeneration(watching, null, g.number(), barrier.parties());
+        if (markers.record().phase() != waitingIn || signal.rootArmed()) {
+            return markers;
+        }
+        BarrierStore.Root root = readRootWatched();
+        if (root != null && root.record().generation() == g.number()) {
+            return new View(root.record(), root.version(), root.mtime());
+        }
+        // the root moved on since the listing: this generation is decided, its markers say how
+        return store.readGeneration(watching, null, g.number(), barrier.parties());
     }
 
     /** Records the break the rule asked for and throws; returns (to read again) if the record moved first. */

@@ -41,9 +41,10 @@
  * /gates/{name}                                      persistent: a set gate
  * </pre>
  * Exactly one of {@code ready} and {@code broken}-during-enter, and exactly one of {@code done}
- * and {@code broken}-during-leave, can exist for a generation. Seats are deleted when their
- * members leave; generations older than {@link io.coord.barrier.BarrierOptions#keepGenerations()}
- * are removed by the member that opens a new one.
+ * and {@code broken}-during-leave, can exist for a generation. Seats are deleted shortly (100 ms)
+ * after everyone left, so that the deletes do not hold up the other members' reads of the outcome;
+ * generations older than {@link io.coord.barrier.BarrierOptions#keepGenerations()} are removed by
+ * the member that opens a new one.
  *
  * <h2>Failure semantics</h2>
  * <ul>

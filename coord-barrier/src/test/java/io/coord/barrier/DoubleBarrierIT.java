@@ -190,6 +190,41 @@ class DoubleBarrierIT {
     }
 
     @Test
+    void afterEveryoneLeftAndClosedTheirSeatsTheSeatNodesAreDeletedSoonAndTheLeftMarkersStay() throws Exception {
+        int n = 3;
+        List<DoubleBarrier> barriers = members("tidy", n, n);
+        List<Future<BarrierSeat>> rounds = new ArrayList<>();
+        for (DoubleBarrier b : barriers) {
+            rounds.add(pool.submit(() -> {
+                // the usual shape: the seat closed right after leave returned
+                try (BarrierSeat seat = b.enter(LONG)) {
+                    seat.leave(LONG);
+                    assertEquals(LeaseState.RELEASED, seat.state(), "released as soon as leave returned");
+                    return seat;
+                }
+            }));
+        }
+        List<BarrierSeat> seats = new ArrayList<>();
+        for (Future<BarrierSeat> f : rounds) {
+            seats.add(get(f));
+        }
+        CoordClient reader = zk.newClient();
+        Generation g = new Generation(Generation.rootOf("tidy"), seats.get(0).generation());
+        // deleted in the background shortly after everyone left, not left to the sessions' end
+        Awaits.until("the seat nodes of the finished generation are deleted", Duration.ofSeconds(10), () -> {
+            try {
+                return reader.curator().getChildren().forPath(g.members().value()).stream().noneMatch(c -> c.startsWith(Generation.SEAT_PREFIX));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        for (long seq = 0; seq < n; seq++) {
+            assertNotNull(reader.curator().checkExists().forPath(g.leftMarker(seq).value()), "left marker of #" + seq + " stays");
+        }
+        assertTrue(seats.stream().allMatch(s -> s.state() == LeaseState.RELEASED), "every seat reads RELEASED: " + seats);
+    }
+
+    @Test
     void aTimeoutBreaksTheGenerationForEveryWaiterTogether() throws Exception {
         List<DoubleBarrier> barriers = members("timeout", 3, 4);
         List<Future<Long>> patient = new ArrayList<>();

@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.ToDoubleFunction;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.barriers.DistributedDoubleBarrier;
 
@@ -34,12 +35,19 @@ import org.apache.curator.framework.recipes.barriers.DistributedDoubleBarrier;
  * clients (every Coord client owns one), on a fresh path every cycle (reusing one path across
  * rounds is where its known races are).
  *
- * <p>What differs: ours commits one transaction in the window (the last arrival's seat together
- * with READY; the last leave together with DONE), Curator two or more; but every one of our
- * waiters then reads the decision again before it returns (one round trip each: the fix for
- * Curator's early return on a spurious wake-up, GH-1290), where Curator's return on the event.
- * With every member and the server in this one JVM on a small machine, those N-1 reads and their
- * thread wake-ups are what the figures mostly show.
+ * <p>Besides the times, each window's cost as the server counted it (not noisy): the requests it
+ * received from the last member and from the others ({@code cons}), and the watch notifications
+ * it sent ({@code mntr}), from just before the last member's call until all returned. Both sides
+ * run on the same clients, measured the same way.
+ *
+ * <p>What differs: in enter, our last arrival makes 4 requests (a look at the root and the seats,
+ * one transaction taking its seat with READY, and its seat lease's watch), Curator's 4 (two of
+ * them creates, each a disk sync); but every one of our N-1 waiters then reads the decision
+ * before it returns (one round trip each: the fix for Curator's early return on a spurious
+ * wake-up, GH-1290), where Curator's return on the event. In leave, ours is 3 requests for the
+ * last and one read per waiter, Curator's about 2 per member. With every member and the server
+ * in this one JVM on a small machine, the N-1 reads and their thread wake-ups are what the enter
+ * figures mostly show.
  */
 final class BarrierBench implements Benchmark {
     static final String NAME = "barrier.double";
@@ -87,15 +95,32 @@ final class BarrierBench implements Benchmark {
         void close();
     }
 
-    /** The per-cycle figures of one round of one side: enter and leave times in milliseconds. */
-    record Cycles(double[] enterMs, double[] leaveMs) {
-        @Override
-        public String toString() {
-            return "enter " + Arrays.toString(round(enterMs)) + " ms, leave " + Arrays.toString(round(leaveMs)) + " ms";
+    /**
+     * One measured window (from the last member's call until all returned): its time, the requests
+     * the server received in it from the last member and from the others, and the watch
+     * notifications it sent.
+     */
+    record Window(double ms, long lastRequests, long otherRequests, long watchEvents) {
+        long requests() {
+            return lastRequests + otherRequests;
+        }
+    }
+
+    /** The windows of one round of one side, cycle by cycle. */
+    record Cycles(List<Window> enter, List<Window> leave) {
+        Cycles {
+            enter = List.copyOf(enter);
+            leave = List.copyOf(leave);
         }
 
-        private static String[] round(double[] v) {
-            return Arrays.stream(v).mapToObj(x -> String.format(Locale.ROOT, "%.1f", x)).toArray(String[]::new);
+        @Override
+        public String toString() {
+            return "enter " + show(enter) + ", leave " + show(leave);
+        }
+
+        private static String show(List<Window> w) {
+            return w.stream().map(x -> String.format(Locale.ROOT, "%.1f ms/%d+%d req/%d ev", x.ms(), x.lastRequests(),
+                    x.otherRequests(), x.watchEvents())).toList().toString();
         }
     }
 
@@ -110,13 +135,19 @@ final class BarrierBench implements Benchmark {
                 return t;
             });
             try (Ours ours = new Ours(ctx, n); Peer peer = new Peer(ours.clients, n)) {
+                Counting counting = new Counting(new ServerCounters(ctx.connectString()),
+                        ours.clients.stream().map(c -> ServerCounters.session(c.curator())).toList());
                 Paired<Cycles> r = ctx.alternate(
-                        round -> cycles(pool, ours, n, cycles, round),
-                        round -> cycles(pool, peer, n, cycles, round));
-                figures.add(figure("enter." + n + ".p50", r, true, false));
-                figures.add(figure("enter." + n + ".max", r, true, true));
-                figures.add(figure("leave." + n + ".p50", r, false, false));
-                figures.add(figure("leave." + n + ".max", r, false, true));
+                        round -> cycles(pool, ours, counting, n, cycles, round),
+                        round -> cycles(pool, peer, counting, n, cycles, round));
+                for (boolean enter : new boolean[] {true, false}) {
+                    String phase = (enter ? "enter." : "leave.") + n;
+                    figures.add(figure(phase + ".p50", "ms", r, enter, Window::ms, false));
+                    figures.add(figure(phase + ".max", "ms", r, enter, Window::ms, true));
+                    figures.add(figure(phase + ".requests", "requests", r, enter, w -> w.requests(), false));
+                    figures.add(figure(phase + ".requests.last", "requests", r, enter, w -> w.lastRequests(), false));
+                    figures.add(figure(phase + ".watchEvents", "events", r, enter, w -> w.watchEvents(), false));
+                }
             } finally {
                 pool.shutdownNow();
                 pool.awaitTermination(10, TimeUnit.SECONDS);
@@ -125,33 +156,49 @@ final class BarrierBench implements Benchmark {
         return figures;
     }
 
-    private static Figure figure(String metric, Paired<Cycles> r, boolean enter, boolean max) {
-        return Figure.lower(NAME, metric, "ms", summary(r.ours(), enter, max), summary(r.peer(), enter, max), PEER);
+    private static Figure figure(String metric, String unit, Paired<Cycles> r, boolean enter, ToDoubleFunction<Window> f, boolean max) {
+        return Figure.lower(NAME, metric, unit, summary(r.ours(), enter, f, max), summary(r.peer(), enter, f, max), PEER);
     }
 
-    private static double summary(List<Cycles> rounds, boolean enter, boolean max) {
+    /** The median (or the maximum) over every cycle of every round. */
+    private static double summary(List<Cycles> rounds, boolean enter, ToDoubleFunction<Window> f, boolean max) {
         List<Double> all = new ArrayList<>();
         for (Cycles c : rounds) {
-            for (double v : enter ? c.enterMs() : c.leaveMs()) {
-                all.add(v);
+            for (Window w : enter ? c.enter() : c.leave()) {
+                all.add(f.applyAsDouble(w));
             }
         }
         return max ? Collections.max(all) : Stats.median(all, Double::doubleValue);
     }
 
-    private static Cycles cycles(ExecutorService pool, Side side, int n, int cycles, int round) throws InterruptedException {
-        double[] enter = new double[cycles];
-        double[] leave = new double[cycles];
+    /** The server's counters, and the sessions of the members (the same clients serve both sides; the last member is the last). */
+    private record Counting(ServerCounters server, List<Long> sessions) {
+        long last() {
+            return sessions.get(sessions.size() - 1);
+        }
+
+        List<Long> others() {
+            return sessions.subList(0, sessions.size() - 1);
+        }
+    }
+
+    private static Cycles cycles(ExecutorService pool, Side side, Counting counting, int n, int cycles, int round)
+            throws InterruptedException {
+        List<Window> enter = new ArrayList<>();
+        List<Window> leave = new ArrayList<>();
         for (int c = 0; c < cycles; c++) {
             side.cycle((round + 1) * 1000 + c);
-            enter[c] = phase(pool, side, n, true);
-            leave[c] = phase(pool, side, n, false);
+            enter.add(phase(pool, side, counting, n, true));
+            leave.add(phase(pool, side, counting, n, false));
         }
         return new Cycles(enter, leave);
     }
 
-    /** One phase: n-1 members block, then the last arrives; the time from its call until all returned. */
-    private static double phase(ExecutorService pool, Side side, int n, boolean enter) throws InterruptedException {
+    /**
+     * One phase: n-1 members block, then the last arrives; the time from its call until all
+     * returned, and what the server counted from just before that call until just after.
+     */
+    private static Window phase(ExecutorService pool, Side side, Counting counting, int n, boolean enter) throws InterruptedException {
         long[] released = new long[n];
         List<Future<?>> others = new ArrayList<>();
         for (int m = 0; m < n - 1; m++) {
@@ -168,6 +215,7 @@ final class BarrierBench implements Benchmark {
         }
         awaitServer(enter ? side::entered : side::leftButLast, n - 1, others);
         Thread.sleep(SETTLE_MS); // the schedule: let the last waiter settle into its wait
+        ServerCounters.Reading before = counting.server().read();
         long start = System.nanoTime();
         try {
             if (enter) {
@@ -191,7 +239,9 @@ final class BarrierBench implements Benchmark {
             }
         }
         long last = Arrays.stream(released).max().orElseThrow();
-        return (last - start) / 1e6;
+        ServerCounters.Reading after = counting.server().read();
+        return new Window((last - start) / 1e6, after.requests(before, counting.last()), after.requests(before, counting.others()),
+                after.watchEvents(before));
     }
 
     @FunctionalInterface

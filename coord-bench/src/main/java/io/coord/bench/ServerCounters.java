@@ -1,0 +1,94 @@
+package io.coord.bench;
+
+import io.coord.test.EmbeddedEnsemble;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * What the server counted, for figures that are not timings (and so not noisy): the requests each
+ * session sent (the last client xid the server saw from it, from {@code cons}: pings do not count)
+ * and the watch notifications the server sent (the sums of its {@code node_*_watch_count}
+ * summaries, from {@code mntr}: one per watching session per change). Read before and after a
+ * measured window, the differences are what the window cost; the benchmark must make sure nothing
+ * else talks to the server meanwhile.
+ */
+final class ServerCounters {
+    private static final Pattern CONS = Pattern.compile("sid=0x([0-9a-f]+),.*?lcxid=0x([0-9a-f]+)");
+    private static final List<String> WATCH_SUMS = List.of("zk_sum_node_created_watch_count", "zk_sum_node_deleted_watch_count",
+            "zk_sum_node_changed_watch_count", "zk_sum_node_children_watch_count");
+
+    /** One reading: the last xid per session, and the watch notifications sent so far. */
+    record Reading(Map<Long, Long> xids, long watchEvents) {
+        /** Requests {@code session} sent between {@code before} and this reading. */
+        long requests(Reading before, long session) {
+            return xids.getOrDefault(session, 0L) - before.xids.getOrDefault(session, 0L);
+        }
+
+        /** Requests all of {@code sessions} sent between {@code before} and this reading. */
+        long requests(Reading before, List<Long> sessions) {
+            long sum = 0;
+            for (long s : sessions) {
+                sum += requests(before, s);
+            }
+            return sum;
+        }
+
+        long watchEvents(Reading before) {
+            return watchEvents - before.watchEvents;
+        }
+    }
+
+    private final int port;
+
+    ServerCounters(String connectString) {
+        this.port = Integer.parseInt(connectString.substring(connectString.lastIndexOf(':') + 1));
+    }
+
+    Reading read() {
+        return new Reading(xids(), watchEvents());
+    }
+
+    private Map<Long, Long> xids() {
+        String cons = EmbeddedEnsemble.fourLetterWord(port, "cons")
+                .orElseThrow(() -> new IllegalStateException("the server on port " + port + " did not answer 'cons'"));
+        Map<Long, Long> out = new HashMap<>();
+        for (String line : cons.split("\n")) {
+            Matcher m = CONS.matcher(line);
+            if (m.find()) {
+                out.put(Long.parseUnsignedLong(m.group(1), 16), Long.parseLong(m.group(2), 16));
+            }
+        }
+        return out;
+    }
+
+    private long watchEvents() {
+        String mntr = EmbeddedEnsemble.fourLetterWord(port, "mntr")
+                .orElseThrow(() -> new IllegalStateException("the server on port " + port + " did not answer 'mntr'"));
+        long sum = 0;
+        int found = 0;
+        for (String line : mntr.split("\n")) {
+            String[] kv = line.trim().split("\\s+");
+            if (kv.length == 2 && WATCH_SUMS.contains(kv[0])) {
+                sum += (long) Double.parseDouble(kv[1]);
+                found++;
+            }
+        }
+        if (found != WATCH_SUMS.size()) {
+            throw new IllegalStateException("'mntr' of the server on port " + port + " lacks some of " + WATCH_SUMS);
+        }
+        return sum;
+    }
+
+    /** The session id of a connected Curator client. */
+    static long session(CuratorFramework curator) {
+        try {
+            return curator.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            throw new IllegalStateException("no ZooKeeper handle: " + e, e);
+        }
+    }
+}
