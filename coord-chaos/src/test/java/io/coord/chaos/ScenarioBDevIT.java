@@ -20,6 +20,7 @@ class ScenarioBDevIT {
         try (ForkedEnsemble ensemble = ForkedEnsemble.start(3, false)) {
             ScenarioReport report = switch (only) {
                 case "queue" -> QueueScenario.run(ensemble, QueueScenario.Params.shortProfile());
+                case "barrier" -> BarrierScenario.run(ensemble, BarrierScenario.Params.shortProfile());
                 default -> throw new IllegalArgumentException(only);
             };
             System.out.println(report.chaosLine());
