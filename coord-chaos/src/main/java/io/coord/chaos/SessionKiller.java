@@ -1,65 +1,47 @@
 package io.coord.chaos;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.Base64;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * Fault F2 for a client in another process: a child prints {@code SESSION <hex id> <base64
- * password> <timeout ms>} for every session it gets, and the controller expires that session on
- * the server by joining it with a second handle and closing that handle. The server deletes the
- * session's ephemerals at once; the child learns on its next contact and starts a new session.
+ * Fault F2 for a client in another process: a second handle joins the worker's session (id and
+ * password, as the worker reported them) directly at the ensemble, not through the worker's proxy,
+ * and closes it. Closing a joined handle ends the session on the server: its ephemerals go at once
+ * and the worker learns it has expired on its next contact.
  */
 final class SessionKiller {
     private SessionKiller() {
     }
 
-    /** A session as a child announced it. */
-    record Session(long id, byte[] password, int timeoutMs) {
-        /** Parses the fields after {@code SESSION}: hex id, base64 password, timeout. */
-        static Session parse(String hexId, String base64Password, String timeoutMs) {
-            return new Session(Long.parseUnsignedLong(hexId, 16), Base64.getDecoder().decode(base64Password),
-                    Integer.parseInt(timeoutMs));
-        }
-
-        /** The line a child prints for {@code zk}'s session. */
-        static String line(ZooKeeper zk) {
-            return "SESSION " + Long.toHexString(zk.getSessionId()) + " " + Base64.getEncoder().encodeToString(zk.getSessionPasswd())
-                    + " " + zk.getSessionTimeout();
-        }
-    }
-
     /**
-     * Expires {@code session} through {@code connectString} (the servers themselves, not a proxy).
-     * Returns false if the server said it had already expired (nothing to do).
+     * Expires {@code session}; returns false (nothing done) if the server no longer knows it (the
+     * worker already moved to a new session) or it could not be joined within {@code bound}.
      */
-    static boolean expire(String connectString, Session session) throws InterruptedException {
-        CountDownLatch answered = new CountDownLatch(1);
-        AtomicBoolean joined = new AtomicBoolean();
+    static boolean expire(String ensembleConnect, WorkerLink.SessionInfo session, Duration timeout, Duration bound)
+            throws InterruptedException {
+        CountDownLatch decided = new CountDownLatch(1);
+        AtomicReference<Watcher.Event.KeeperState> state = new AtomicReference<>();
+        Watcher watcher = e -> {
+            if (e.getType() == Watcher.Event.EventType.None
+                    && (e.getState() == Watcher.Event.KeeperState.SyncConnected || e.getState() == Watcher.Event.KeeperState.Expired)) {
+                state.compareAndSet(null, e.getState());
+                decided.countDown();
+            }
+        };
         ZooKeeper killer;
         try {
-            killer = new ZooKeeper(connectString, Math.max(1000, session.timeoutMs()), e -> {
-                if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                    joined.set(true);
-                    answered.countDown();
-                } else if (e.getState() == Watcher.Event.KeeperState.Expired) {
-                    answered.countDown();
-                }
-            }, session.id(), session.password());
+            killer = new ZooKeeper(ensembleConnect, (int) timeout.toMillis(), watcher, session.id(), session.password());
         } catch (IOException e) {
-            throw new UncheckedIOException("could not open a second handle to " + connectString, e);
+            return false;
         }
         try {
-            if (!answered.await(10, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("could not join session 0x" + Long.toHexString(session.id()) + " at "
-                        + connectString + " within 10 s");
-            }
-            return joined.get();
+            decided.await(bound.toMillis(), TimeUnit.MILLISECONDS);
+            return state.get() == Watcher.Event.KeeperState.SyncConnected;
         } finally {
             killer.close(); // closing the joined handle is what ends the session on the server
         }

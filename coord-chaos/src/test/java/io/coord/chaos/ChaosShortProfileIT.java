@@ -1,0 +1,97 @@
+package io.coord.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The short profile of the chaos suite, as {@code mvn verify} runs it: every registered scenario
+ * on one forked ensemble, then each scenario's invariants asserted one by one. The seed is printed
+ * (and can be fixed with {@code -Dcoord.chaos.seed=...}).
+ */
+@Tag("fault")
+class ChaosShortProfileIT {
+    private static Map<String, ChaosResult> results;
+
+    @BeforeAll
+    static void runShortProfile() throws InterruptedException {
+        long seed = Long.getLong("coord.chaos.seed", System.nanoTime());
+        String only = System.getProperty("coord.chaos.scenarios", "");
+        List<String> names = only.isBlank() ? List.of() : List.of(only.split(","));
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        results = ChaosSuite.run(names, Profile.shortProfile(), seed, out).stream()
+                .collect(Collectors.toMap(ChaosResult::scenario, Function.identity()));
+    }
+
+    private static ChaosResult result(String name) {
+        ChaosResult r = results.get(name);
+        assertTrue(r != null, "no result for " + name + " in " + results.keySet());
+        return r;
+    }
+
+    private static void assertFaultsAsScheduled(ChaosResult r) {
+        assertTrue(r.faultsScheduled() > 0, r.scenario() + " scheduled no fault: " + r.detailLine());
+        assertEquals(r.faultsScheduled(), r.faultsApplied(), r.scenario() + ": faults applied != scheduled: " + r.detailLine());
+        assertEquals(0, r.stuck(), r.scenario() + ": stuck operations: " + r.detailLine());
+    }
+
+    private static void assertSafeAndProgressing(ChaosResult r) {
+        assertFaultsAsScheduled(r);
+        assertEquals(0, r.violations(), r.scenario() + ": violations: " + r.detailLine());
+        assertEquals(0, r.lost(), r.scenario() + ": lost updates: " + r.detailLine());
+        assertTrue(r.ops() > 0, r.scenario() + ": no acknowledged operation: " + r.detailLine());
+        assertTrue(r.progress().ok(), r.scenario() + ": too little progress outside fault windows: " + r.detailLine());
+        assertTrue(r.passed(), r.detailLine());
+    }
+
+    @Test
+    void everyRegisteredScenarioReportedOneResult() {
+        String only = System.getProperty("coord.chaos.scenarios", "");
+        List<String> expected = only.isBlank() ? Scenarios.names() : List.of(only.split(","));
+        for (String name : expected) {
+            assertTrue(results.containsKey(name), name + " reported no CHAOS line: " + results.keySet());
+        }
+    }
+
+    @Test
+    void lockAcceptsNoStaleTokenLosesNoIncrementAndNeverOverlaps() {
+        ChaosResult r = result("lock");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("stale-accepted"), r.detailLine());
+        assertEquals(0L, r.details().get("overlaps"), r.detailLine());
+        assertEquals(0L, r.details().get("token-regressions"), r.detailLine());
+        long counter = (Long) r.details().get("counter");
+        long acked = (Long) r.details().get("acked");
+        long indeterminate = (Long) r.details().get("indeterminate");
+        assertTrue(counter >= acked && counter <= acked + indeterminate, "counter " + counter + " outside [" + acked + ", "
+                + (acked + indeterminate) + "]: " + r.detailLine());
+        assertTrue((Long) r.details().get("stale-rejected") >= 1,
+                "the paused holder's stale write must have been attempted and refused: " + r.detailLine());
+    }
+
+    @Test
+    void lockControlWithoutFencingShowsAViolationUnderTheSameSchedule() {
+        ChaosResult c = result("lock-control");
+        assertFaultsAsScheduled(c);
+        assertTrue(c.control());
+        assertTrue(c.violations() >= 1, "the unfenced control must show a violation: " + c.detailLine());
+        assertTrue((Long) c.details().get("stale-accepted") >= 1, "the unfenced resource must accept the stale write: " + c.detailLine());
+        assertEquals(result("lock").faultsScheduled(), c.faultsScheduled(), "the control runs the same schedule");
+    }
+
+    @Test
+    void noScenarioFailed() {
+        List<String> failed = results.values().stream().filter(r -> !r.passed()).map(ChaosResult::detailLine).collect(Collectors.toList());
+        assertFalse(!failed.isEmpty(), "failed: " + failed);
+    }
+}
