@@ -95,7 +95,8 @@ public final class ChaosContext implements AutoCloseable {
     public List<WorkerLink> startWorkers(String kind, int count, String... args) throws InterruptedException {
         List<WorkerLink> started = new ArrayList<>();
         for (int i = 1; i <= count; i++) {
-            WorkerLink w = WorkerLink.start(kind, kind + "-" + i, ensemble.connectString(), namespace(), requestedSession, args);
+            // numbered across calls, so a replacement for a killed worker gets a name of its own
+            WorkerLink w = WorkerLink.start(kind, kind + "-" + (workers.size() + 1), ensemble.connectString(), namespace(), requestedSession, args);
             workers.add(w);
             started.add(w);
         }

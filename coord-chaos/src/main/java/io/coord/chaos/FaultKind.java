@@ -19,7 +19,11 @@ public enum FaultKind {
     /** F1 on the worker that holds the lock right now, between grant and its first write. */
     PAUSE_HOLDER,
     /** F1 on the worker that leads right now. */
-    PAUSE_LEADER;
+    PAUSE_LEADER,
+    /** F13: kill -9 of a worker in the middle of its work (holding a task, waiting in a barrier); the scenario picks it. */
+    KILL_BUSY,
+    /** F1 on a worker in the middle of its work (holding a task, waiting in a barrier); the scenario picks it. */
+    PAUSE_BUSY;
 
     /** Whether it stops or restarts an ensemble member (clients of the others must ride it out). */
     public boolean hitsEnsemble() {

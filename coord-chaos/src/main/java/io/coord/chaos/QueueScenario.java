@@ -3,133 +3,105 @@ package io.coord.chaos;
 import io.coord.Codec;
 import io.coord.ConnectionLostException;
 import io.coord.CoordClient;
-import io.coord.CoordSettings;
 import io.coord.CoordTimeoutException;
 import io.coord.queue.Task;
 import io.coord.queue.TaskId;
 import io.coord.queue.TaskQueue;
 import io.coord.queue.TaskSpec;
-import io.coord.test.ChildJvm;
-import io.coord.test.ForkedEnsemble;
+import io.coord.test.Awaits;
 import io.coord.test.History;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.data.Stat;
 
 /**
  * Chaos scenario "queue": producers in the controller enqueue tasks with idempotency keys
- * (retrying an indeterminate enqueue with the same key) while worker JVMs
- * ({@link QueueWorkerMain}) claim, report and complete them; the schedule kills workers mid-task
- * (kill -9), pauses one mid-task past its session (SIGSTOP), and kills the ensemble's leader.
- * {@link QueueChecker} then checks completion exactly once, nothing lost, only poison tasks
- * dead-lettered, every extra execution explained by a fault, and the stale claimant refused.
+ * (retrying an indeterminate enqueue with the same key) while worker JVMs ({@link QueueWorker})
+ * claim, report and complete them. Faults: a worker killed (kill -9) while it certainly holds a
+ * task ({@link FaultKind#KILL_BUSY}), a worker paused past its session while it holds one
+ * ({@link FaultKind#PAUSE_BUSY}: when it wakes up, its completion must be refused), and a kill of
+ * the ensemble's leader. {@link QueueChecker} then checks completion exactly once, nothing lost,
+ * only poison tasks dead-lettered, every extra execution explained by a fault, and the stale
+ * claimant refused.
+ *
+ * <p>History: {@code enqueue} (ok with the task id, info when indeterminate) and {@code execute}
+ * (invoked when a worker reports START, ok at DONE, fail at LOST or a poison failure, left
+ * pending when its worker was killed).
  */
-public final class QueueScenario {
+final class QueueScenario implements Scenario {
     static final int MAX_RETRIES = 2;
-    static final String NAME = "queue";
+    private static final String QUEUE = "jobs";
+    private static final String RECORDS = "/records";
+    private static final int WORKERS = 3;
+    private static final int PRODUCERS = 2;
+    /** Enqueues per second, all producers together. */
+    private static final int RATE = 15;
+    /** One task in this many is poison. */
+    private static final int POISON_EVERY = 100;
+    private static final int WORK_MS = 10;
 
-    /**
-     * The run's size.
-     *
-     * @param tasks       tasks enqueued (keys), poison ones included
-     * @param poison      of those, poison tasks (dead-lettered by design)
-     * @param producers   producer threads in the controller
-     * @param workers     worker JVMs
-     * @param kills       workers killed with kill -9 while holding a task
-     * @param pauses      workers paused (SIGSTOP) while holding a task, past their session timeout
-     * @param leaderKills kill -9 (then restart) of the ensemble's leader
-     * @param session     the workers' session timeout
-     * @param workMs      longest "work" per task in a worker
-     * @param enqueueTime how long the producers spread their enqueues over
-     */
-    public record Params(int tasks, int poison, int producers, int workers, int kills, int pauses, int leaderKills,
-                         Duration session, int workMs, Duration enqueueTime) {
-        /** The short profile (part of {@code mvn verify}). */
-        public static Params shortProfile() {
-            return new Params(300, 3, 2, 3, 2, 1, 1, Duration.ofSeconds(2), 10, Duration.ofSeconds(10));
-        }
-
-        /** Scaled for a long run of about {@code minutes}. */
-        public static Params longProfile(int minutes) {
-            int m = Math.max(1, minutes);
-            return new Params(2_000 * m, 10 * m, 3, 4, 6 * m, 3 * m, 2 * m, Duration.ofSeconds(2), 10, Duration.ofSeconds(50L * m));
-        }
-
-        int faults() {
-            return kills + pauses + leaderKills;
-        }
-    }
-
-    private final ForkedEnsemble ensemble;
-    private final Params params;
-    private final String run = Long.toString(System.currentTimeMillis(), 36);
-    private final String queueName = "chaos-" + run;
-    private final String records = "/chaos/queue-" + run + "/records";
-    private final History history = new History();
+    private ChaosContext ctx;
     private final Book book = new Book();
-    private final Map<String, Worker> workers = new LinkedHashMap<>();
-    private final Random random = new Random(7);
-    private int nextWorker;
+    private final List<WorkerLink> workers = new CopyOnWriteArrayList<>();
+    private final List<Thread> pumps = new CopyOnWriteArrayList<>();
+    private final Set<WorkerLink> killed = ConcurrentHashMap.newKeySet();
+    private final AtomicLong staleExpected = new AtomicLong();
+    private final AtomicLong staleRejected = new AtomicLong();
+    private final AtomicLong staleAccepted = new AtomicLong();
+    private volatile boolean stop;
+    private volatile boolean stopProducing;
 
-    private QueueScenario(ForkedEnsemble ensemble, Params params) {
-        this.ensemble = ensemble;
-        this.params = params;
+    @Override
+    public String name() {
+        return "queue";
     }
 
-    /** Runs the scenario against {@code ensemble} (left running for the next scenario). */
-    public static ScenarioReport run(ForkedEnsemble ensemble, Params params) throws InterruptedException {
-        return new QueueScenario(ensemble, params).run();
-    }
-
-    private record Worker(String name, ChildJvm jvm, ChildLines lines) {
-    }
-
-    /** What the workers told the controller, by task. */
-    private static final class Book {
+    /** What the workers told the controller. Guarded by itself. */
+    private final class Book {
         final Map<String, Integer> starts = new HashMap<>();
         final Map<String, String> lastStartBy = new HashMap<>();
         final Set<String> interrupted = new HashSet<>();
         final Map<String, String> held = new HashMap<>();
-        final Map<String, String> outcomes = new HashMap<>(); // "worker task" -> DONE/LOST
-        final Set<String> ready = new HashSet<>();
+        final Map<String, String> outcomes = new HashMap<>(); // "worker task" -> DONE / LOST
+        final Map<String, History.Handle> executing = new HashMap<>(); // "worker task" -> its execute op
         final List<String> errors = new ArrayList<>();
-        long dones;
 
         synchronized void line(String worker, String line) {
             String[] f = line.split(" ");
+            String key = f.length > 1 ? worker + " " + f[1] : worker;
             switch (f[0]) {
-                case "READY" -> ready.add(worker);
                 case "START" -> {
                     starts.merge(f[1], 1, Integer::sum);
                     lastStartBy.put(f[1], worker);
+                    executing.put(key, ctx.history().invoke(worker, "execute", f[1]));
                 }
                 case "HELD" -> held.put(worker, f[1]);
                 case "DONE" -> {
-                    dones++;
-                    outcomes.put(worker + " " + f[1], "DONE");
+                    outcomes.put(key, "DONE");
+                    Optional.ofNullable(executing.remove(key)).ifPresent(h -> h.ok(f[1]));
                 }
                 case "LOST" -> {
                     interrupted.add(f[1]);
-                    outcomes.put(worker + " " + f[1], "LOST");
+                    outcomes.put(key, "LOST");
+                    Optional.ofNullable(executing.remove(key)).ifPresent(h -> h.fail(new IllegalStateException("claim lost")));
                 }
-                case "FAILED" -> {
-                }
+                case "FAILED" -> Optional.ofNullable(executing.remove(key))
+                        .ifPresent(h -> h.fail(new IllegalStateException("poison task")));
                 default -> errors.add(worker + ": " + line);
             }
             notifyAll();
@@ -149,190 +121,167 @@ public final class QueueScenario {
         }
     }
 
-    private ScenarioReport run() throws InterruptedException {
-        long started = System.nanoTime();
-        List<String> problems = new ArrayList<>();
-        Map<String, Object> figures = new LinkedHashMap<>();
-        int faults = 0;
-        int staleExpected = 0;
-        int staleRejected = 0;
-        int staleAccepted = 0;
-        Map<String, String> acked = new ConcurrentHashMap<>();
-        Set<String> infoKeys = ConcurrentHashMap.newKeySet();
-        Set<String> poisonKeys = new HashSet<>();
-        ExecutorService producers = Executors.newFixedThreadPool(params.producers(), r -> {
-            Thread t = new Thread(r, "chaos-queue-producer");
-            t.setDaemon(true);
-            return t;
-        });
-        List<CoordClient> clients = new ArrayList<>();
+    @Override
+    public List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException {
+        ctx = run.context("queue");
+        Profile p = run.profile();
+        Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
+        counts.put(FaultKind.KILL_BUSY, p.scale(2));
+        counts.put(FaultKind.PAUSE_BUSY, p.scale(1));
+        counts.put(FaultKind.KILL_ZK_LEADER, p.scale(1));
+        FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
+        ctx.out().println("CHAOS-PLAN queue " + plan);
         try {
-            CoordClient admin = connect(clients);
-            admin.curator().create().creatingParentsIfNeeded().forPath(records);
-            for (int i = 0; i < params.workers(); i++) {
-                startWorker();
-            }
-            if (!book.await(Duration.ofSeconds(60), () -> book.ready.size() == params.workers())) {
-                throw new IllegalStateException("workers not ready within 60 s: " + book.ready + tails());
-            }
-
-            // Producers: keys p{producer}-{i}; every (tasks/poison)-th one is poison.
-            int every = params.poison() == 0 ? Integer.MAX_VALUE : params.tasks() / params.poison();
-            List<List<QueueJob>> shares = new ArrayList<>();
-            for (int p = 0; p < params.producers(); p++) {
-                shares.add(new ArrayList<>());
-            }
-            for (int i = 0; i < params.tasks(); i++) {
-                boolean poison = i % every == every / 2 && poisonKeys.size() < params.poison();
-                QueueJob job = new QueueJob("k" + i, poison);
-                if (poison) {
-                    poisonKeys.add(job.key());
-                }
-                shares.get(i % params.producers()).add(job);
-            }
-            List<Future<?>> producing = new ArrayList<>();
-            for (int p = 0; p < params.producers(); p++) {
-                CoordClient client = connect(clients);
-                List<QueueJob> share = shares.get(p);
-                String process = "producer-" + p;
-                producing.add(producers.submit(() -> {
-                    produce(client, process, share, acked, infoKeys);
-                    return null;
-                }));
-            }
-
-            // The fault schedule: spread over the enqueue time, in a shuffled but seeded order.
-            List<String> schedule = new ArrayList<>();
-            for (int i = 0; i < params.kills(); i++) {
-                schedule.add("kill");
-            }
-            for (int i = 0; i < params.pauses(); i++) {
-                schedule.add("pause");
-            }
-            for (int i = 0; i < params.leaderKills(); i++) {
-                schedule.add("leader");
-            }
-            java.util.Collections.shuffle(schedule, random);
-            long gap = params.enqueueTime().toNanos() / (schedule.size() + 1);
-            for (int i = 0; i < schedule.size(); i++) {
-                long at = started + gap * (i + 1);
-                long wait = at - System.nanoTime();
-                if (wait > 0) {
-                    io.coord.test.Awaits.hold(Duration.ofNanos(wait));
-                }
-                String fault = schedule.get(i);
-                try (History.FaultWindow w = history.fault(fault)) {
-                    switch (fault) {
-                        case "kill" -> faults += killWorkerMidTask(problems) ? 1 : 0;
-                        case "pause" -> {
-                            String outcome = pauseWorkerMidTask(problems);
-                            if (outcome != null) {
-                                faults++;
-                                staleExpected++;
-                                if (outcome.equals("LOST")) {
-                                    staleRejected++;
-                                } else if (outcome.equals("DONE")) {
-                                    staleAccepted++;
-                                }
-                            }
-                        }
-                        case "leader" -> {
-                            killLeader();
-                            faults++;
-                        }
-                        default -> throw new IllegalStateException(fault);
-                    }
-                }
-            }
-            for (Future<?> f : producing) {
-                try {
-                    f.get(120, TimeUnit.SECONDS);
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                    problems.add("a producer failed: " + e);
-                }
-            }
-            // Drain: every task completed or dead-lettered (bounded).
-            CuratorFramework curator = admin.curator();
-            String tasksPath = "/queues/" + queueName + "/tasks";
-            long drainStart = System.nanoTime();
-            boolean drained = book.await(Duration.ofSeconds(60), () -> children(curator, tasksPath) == 0);
-            figures.put("drainMs", (System.nanoTime() - drainStart) / 1_000_000);
-            if (!drained) {
-                problems.add("the queue did not drain within 60 s: " + children(curator, tasksPath) + " tasks left");
-            }
-
-            // The evidence.
-            List<QueueChecker.Completion> completions = new ArrayList<>();
-            for (String r : curator.getChildren().forPath(records)) {
-                String[] data = new String(curator.getData().forPath(records + "/" + r), StandardCharsets.UTF_8).split(" ");
-                completions.add(new QueueChecker.Completion(r.substring(0, r.lastIndexOf('-')), data[0], Long.parseLong(data[1])));
-            }
-            List<QueueChecker.Dead> dead = new ArrayList<>();
-            List<String> remaining = new ArrayList<>();
-            try (TaskQueue<QueueJob> queue = TaskQueue.open(admin, queueName, Codec.json(QueueJob.class), QueueWorkerMain.options("controller"))) {
-                for (Task<QueueJob> t : queue.deadLetters()) {
-                    dead.add(new QueueChecker.Dead(t.id().name(), t.payload().key(), t.attempts()));
-                }
-                for (Task<QueueJob> t : queue.tasks()) {
-                    remaining.add(t.id().name());
-                }
-            }
-            QueueChecker.Verdict verdict;
-            synchronized (book) {
-                verdict = QueueChecker.check(new QueueChecker.Evidence(acked, infoKeys, poisonKeys, completions, dead, remaining,
-                        book.starts, book.interrupted, staleExpected, staleRejected, staleAccepted, MAX_RETRIES));
-                if (!book.errors.isEmpty()) {
-                    figures.put("workerErrors", book.errors.size());
-                }
-            }
-            problems.addAll(verdict.problems());
-            History.Counts counts = history.counts();
-            figures.put("enqueuesOk", counts.ok());
-            figures.put("enqueuesInfo", counts.info());
-            figures.put("completed", verdict.completed());
-            figures.put("deadLettered", dead.size());
-            figures.put("extraExecutions", verdict.extraExecutions());
-            figures.put("staleRejected", staleRejected);
-            figures.put("wallMs", (System.nanoTime() - started) / 1_000_000);
-            long ops = counts.total() + completions.size();
-            long violations = verdict.violations() + (drained ? 0 : 1);
-            return new ScenarioReport(NAME, ops, faults, params.faults(), violations, verdict.lost(), problems, figures);
-        } catch (InterruptedException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException("queue scenario failed to run: " + e + tails(), e);
+            return List.of(runWith(plan));
         } finally {
-            producers.shutdownNow();
-            workers.values().forEach(w -> {
-                w.lines().close();
-                w.jvm().close();
-            });
-            clients.forEach(CoordClient::close);
+            stop = true;
+            for (Thread t : pumps) {
+                t.join(2_000);
+            }
         }
     }
 
-    private CoordClient connect(List<CoordClient> clients) throws InterruptedException {
-        CoordClient c = CoordClient.connect(CoordSettings.builder().connectString(ensemble.connectString())
-                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(15)).build());
-        clients.add(c);
-        return c;
+    private ChaosResult runWith(FaultPlan plan) throws InterruptedException {
+        CoordClient admin = ctx.client();
+        try {
+            admin.curator().create().creatingParentsIfNeeded().forPath(RECORDS);
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("could not create " + RECORDS + " in " + ctx.namespace(), e);
+        }
+        for (WorkerLink w : ctx.startWorkers("queue", WORKERS, QUEUE, RECORDS, Integer.toString(WORK_MS))) {
+            adopt(w);
+        }
+
+        // Producers: keys k{producer}-{i}, one in POISON_EVERY poison, until the fault schedule is done.
+        Set<String> poisonKeys = ConcurrentHashMap.newKeySet();
+        Map<String, String> acked = new ConcurrentHashMap<>();
+        Set<String> infoKeys = ConcurrentHashMap.newKeySet();
+        List<Thread> producers = new ArrayList<>();
+        List<String> producerErrors = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < PRODUCERS; i++) {
+            String process = "producer-" + i;
+            String prefix = "k" + i + "-";
+            Thread t = new Thread(() -> {
+                try {
+                    produce(admin, process, prefix, poisonKeys, acked, infoKeys);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (RuntimeException e) {
+                    producerErrors.add(process + ": " + e);
+                }
+            }, "chaos-queue-" + process);
+            t.setDaemon(true);
+            t.start();
+            producers.add(t);
+        }
+
+        long start = System.nanoTime();
+        FaultRunner faults = ctx.startFaults(plan, this::applyBusyFault);
+        Awaits.hold(ctx.length());
+        boolean finished = faults.await(Awaits.scaled(Duration.ofSeconds(120)).minus(Duration.ofNanos(System.nanoTime() - start)));
+        stopProducing = true;
+        long stuck = 0;
+        for (Thread t : producers) {
+            t.join(Awaits.scaled(Duration.ofSeconds(90)).toMillis());
+            if (t.isAlive()) {
+                stuck++;
+                t.interrupt();
+            }
+        }
+        if (!finished) {
+            ctx.out().println("CHAOS-NOTE queue the fault schedule did not finish in time");
+        }
+        faults.notes().forEach(n -> ctx.out().println("CHAOS-NOTE queue " + n));
+        producerErrors.forEach(n -> ctx.out().println("CHAOS-NOTE queue producer failed: " + n));
+        stuck += producerErrors.size();
+
+        // Drain: every task completed or dead-lettered (bounded).
+        CuratorFramework curator = admin.curator();
+        String tasksPath = "/queues/" + QUEUE + "/tasks";
+        long drainStart = System.nanoTime();
+        boolean drained = book.await(Duration.ofSeconds(60), () -> children(curator, tasksPath) == 0);
+        long drainMs = (System.nanoTime() - drainStart) / 1_000_000;
+        stuck += workers.stream().filter(w -> !w.isAlive() && !killed.contains(w)).count();
+        return check(faults, acked, infoKeys, poisonKeys, stuck, drained, drainMs);
     }
 
-    /** Enqueues {@code share} with keys, paced over the enqueue time; an indeterminate enqueue is retried with its key. */
-    private void produce(CoordClient client, String process, List<QueueJob> share, Map<String, String> acked, Set<String> infoKeys)
-            throws InterruptedException {
-        long pace = params.enqueueTime().toNanos() / Math.max(1, share.size());
+    private ChaosResult check(FaultRunner faults, Map<String, String> acked, Set<String> infoKeys, Set<String> poisonKeys,
+                              long stuck, boolean drained, long drainMs) throws InterruptedException {
+        CuratorFramework curator = ctx.client().curator();
+        List<QueueChecker.Completion> completions = new ArrayList<>();
+        List<QueueChecker.Dead> dead = new ArrayList<>();
+        List<String> remaining = new ArrayList<>();
+        try {
+            for (String r : curator.getChildren().forPath(RECORDS)) {
+                String[] data = new String(curator.getData().forPath(RECORDS + "/" + r), StandardCharsets.UTF_8).split(" ");
+                completions.add(new QueueChecker.Completion(r.substring(0, r.lastIndexOf('-')), data[0], Long.parseLong(data[1])));
+            }
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("could not read the completion records in " + ctx.namespace(), e);
+        }
+        try (TaskQueue<QueueJob> queue = TaskQueue.open(ctx.client(), QUEUE, Codec.json(QueueJob.class), QueueWorker.options("controller"))) {
+            for (Task<QueueJob> t : queue.deadLetters()) {
+                dead.add(new QueueChecker.Dead(t.id().name(), t.payload().key(), t.attempts()));
+            }
+            for (Task<QueueJob> t : queue.tasks()) {
+                remaining.add(t.id().name());
+            }
+        }
+        QueueChecker.Verdict v;
+        synchronized (book) {
+            v = QueueChecker.check(new QueueChecker.Evidence(acked, infoKeys, poisonKeys, completions, dead, remaining, book.starts,
+                    book.interrupted, (int) staleExpected.get(), (int) staleRejected.get(), (int) staleAccepted.get(), MAX_RETRIES));
+            stuck += book.errors.size();
+            book.errors.forEach(e -> ctx.out().println("CHAOS-NOTE queue worker said: " + e));
+        }
+        v.problems().forEach(pr -> ctx.out().println("CHAOS-NOTE queue " + pr));
+        History h = ctx.history();
+        ctx.out().println("CHAOS-TIMELINE queue " + Progress.timeline(h));
+        History.Counts enq = h.counts("enqueue");
+        History.Counts exe = h.counts("execute");
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("enqueued", enq.ok());
+        d.put("enqueue-info", enq.info());
+        d.put("completed", v.completed());
+        d.put("duplicate-completions", v.duplicateCompletions());
+        d.put("dead-lettered", dead.size());
+        d.put("wrongly-dead", v.wronglyDead());
+        d.put("extra-executions", v.extraExecutions());
+        d.put("unexplained-executions", v.unexplainedExecutions());
+        d.put("stale-rejected", staleRejected.get());
+        d.put("stale-accepted", v.staleAccepted());
+        d.put("drained", drained);
+        d.put("drain-ms", drainMs);
+        long violations = v.violations() + (drained ? 0 : 1);
+        return new ChaosResult(ctx.name(), false, enq.ok() + exe.ok(), faults.scheduled(), faults.applied(), violations, v.lost(), stuck,
+                Progress.of(h, ChaosContext.SETTLE), d);
+    }
+
+    /**
+     * Enqueues tasks with keys {@code prefix0, prefix1, ...} at this producer's share of
+     * {@link #RATE} until told to stop; an indeterminate enqueue is retried with the same key.
+     */
+    private void produce(CoordClient client, String process, String prefix, Set<String> poisonKeys, Map<String, String> acked,
+                         Set<String> infoKeys) throws InterruptedException {
+        long pace = TimeUnit.SECONDS.toNanos(1) * PRODUCERS / RATE;
         long start = System.nanoTime();
-        try (TaskQueue<QueueJob> queue = TaskQueue.open(client, queueName, Codec.json(QueueJob.class), QueueWorkerMain.options(process))) {
-            for (int i = 0; i < share.size(); i++) {
-                QueueJob job = share.get(i);
+        try (TaskQueue<QueueJob> queue = TaskQueue.open(client, QUEUE, Codec.json(QueueJob.class), QueueWorker.options(process))) {
+            for (int i = 0; !stopProducing && !stop; i++) {
+                QueueJob job = new QueueJob(prefix + i, i % POISON_EVERY == POISON_EVERY / 2);
+                if (job.poison()) {
+                    poisonKeys.add(job.key());
+                }
                 long wait = start + pace * i - System.nanoTime();
                 if (wait > 0) {
                     TimeUnit.NANOSECONDS.sleep(wait); // pacing, not synchronization
                 }
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                 while (true) {
-                    History.Handle h = history.invoke(process, "enqueue", job.key());
+                    History.Handle h = ctx.history().invoke(process, "enqueue", job.key());
                     try {
                         TaskId id = queue.enqueue(job, TaskSpec.defaults().idempotencyKey(job.key()));
                         h.ok(id.name());
@@ -341,111 +290,122 @@ public final class QueueScenario {
                     } catch (ConnectionLostException | CoordTimeoutException e) {
                         h.info(e);
                         infoKeys.add(job.key());
-                        if (System.nanoTime() > deadline) {
-                            break; // stays indeterminate
-                        }
-                        TimeUnit.MILLISECONDS.sleep(100); // back off before the retry
                     } catch (RuntimeException e) {
                         h.failed(e);
-                        if (History.classify(e) != History.Outcome.INFO || System.nanoTime() > deadline) {
-                            break;
+                        if (History.classify(e) != History.Outcome.INFO) {
+                            throw e;
                         }
                         infoKeys.add(job.key());
                     }
+                    if (System.nanoTime() > deadline) {
+                        break; // stays indeterminate
+                    }
+                    TimeUnit.MILLISECONDS.sleep(100); // back off before retrying with the same key
                 }
             }
         }
     }
 
-    private void startWorker() {
-        String name = "worker-" + nextWorker++;
-        ChildJvm jvm = ChildJvm.start(QueueWorkerMain.class.getName(), ensemble.connectString(), queueName, records, name,
-                Long.toString(params.session().toMillis()), Integer.toString(params.workMs()));
-        workers.put(name, new Worker(name, jvm, ChildLines.start(name, jvm, (child, line, at) -> book.line(child, line))));
+    /** Reads a worker's lines into the book until the run ends or the worker does. */
+    private void adopt(WorkerLink w) {
+        workers.add(w);
+        Thread t = new Thread(() -> {
+            try {
+                while (!stop) {
+                    Optional<String> line = w.next(Duration.ofMillis(200));
+                    if (line.isPresent()) {
+                        book.line(w.name(), line.get());
+                    } else if (!w.isAlive()) {
+                        return;
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "chaos-queue-pump-" + w.name());
+        t.setDaemon(true);
+        t.start();
+        pumps.add(t);
     }
 
-    /** Holds the next task of a live worker, then kills it with kill -9: a worker crash certainly mid-task. */
-    private boolean killWorkerMidTask(List<String> problems) throws InterruptedException {
-        Worker victim = pickWorker();
-        Optional<String> task = holdTask(victim);
-        if (task.isEmpty()) {
-            problems.add("kill: " + victim.name() + " never held a task within 20 s");
+    /** The hook for {@link FaultKind#KILL_BUSY} and {@link FaultKind#PAUSE_BUSY}. */
+    private boolean applyBusyFault(FaultPlan.Fault fault, Duration bound) throws InterruptedException {
+        List<WorkerLink> live = workers.stream().filter(w -> w.isAlive() && !w.isPaused()).toList();
+        if (live.isEmpty()) {
             return false;
         }
-        victim.jvm().kill9();
-        synchronized (book) {
-            book.interrupted.add(task.get());
-        }
-        victim.lines().close();
-        workers.remove(victim.name());
-        startWorker();
-        return true;
-    }
-
-    /**
-     * Holds the next task of a live worker and pauses it (SIGSTOP) until another worker has started
-     * the same task (its claim expired with its session), then resumes it and lets it try to
-     * complete: the outcome it reports ({@code LOST} expected) is returned, null if the fault
-     * could not be applied.
-     */
-    private String pauseWorkerMidTask(List<String> problems) throws InterruptedException {
-        Worker victim = pickWorker();
+        WorkerLink victim = live.get(fault.pick() % live.size());
         Optional<String> task = holdTask(victim);
         if (task.isEmpty()) {
-            problems.add("pause: " + victim.name() + " never held a task within 20 s");
-            return null;
+            ctx.out().println("CHAOS-NOTE queue " + victim.name() + " never held a task within 20 s");
+            return false;
         }
         String t = task.get();
         synchronized (book) {
             book.interrupted.add(t);
         }
-        victim.jvm().pause();
-        boolean reclaimed;
-        try {
-            // At least 2.5 session timeouts, and until another worker has the task.
-            io.coord.test.Awaits.hold(Duration.ofMillis(params.session().toMillis() * 5 / 2));
-            reclaimed = book.await(Duration.ofSeconds(20), () -> !victim.name().equals(book.lastStartBy.get(t)));
-        } finally {
-            victim.jvm().resume();
-        }
-        if (!reclaimed) {
-            problems.add("pause: task " + t + " of paused " + victim.name() + " was not reclaimed by another worker within 20 s");
-        }
-        victim.jvm().send("go");
-        String key = victim.name() + " " + t;
-        if (!book.await(Duration.ofSeconds(20), () -> book.outcomes.containsKey(key))) {
-            problems.add("pause: resumed " + victim.name() + " reported no outcome for " + t + " within 20 s");
-            return "NONE";
-        }
-        synchronized (book) {
-            return book.outcomes.get(key);
-        }
+        return switch (fault.kind()) {
+            case KILL_BUSY -> {
+                try (History.FaultWindow w = ctx.history().fault("kill-busy " + victim.name() + " " + t)) {
+                    killed.add(victim);
+                    victim.kill9();
+                    for (WorkerLink fresh : ctx.startWorkers("queue", 1, QUEUE, RECORDS, Integer.toString(WORK_MS))) {
+                        adopt(fresh);
+                    }
+                }
+                yield true;
+            }
+            case PAUSE_BUSY -> pauseHolding(victim, t);
+            default -> throw new IllegalStateException("queue has no hook for " + fault.kind());
+        };
     }
 
-    private Optional<String> holdTask(Worker victim) throws InterruptedException {
+    /**
+     * Pauses {@code victim}, which holds {@code task}, for the pause length and until another
+     * worker has started the task (its claim went with its session), then lets it try to complete:
+     * it must report the completion refused ({@code LOST}).
+     */
+    private boolean pauseHolding(WorkerLink victim, String task) throws InterruptedException {
+        boolean reclaimed;
+        try (History.FaultWindow w = ctx.history().fault("pause-busy " + victim.name() + " " + task)) {
+            victim.pause();
+            try {
+                Awaits.hold(ctx.pauseLength());
+                reclaimed = book.await(Duration.ofSeconds(20), () -> !victim.name().equals(book.lastStartBy.get(task)));
+            } finally {
+                victim.resume();
+            }
+        }
+        if (!reclaimed) {
+            ctx.out().println("CHAOS-NOTE queue task " + task + " of paused " + victim.name() + " was not reclaimed within 20 s");
+            return false;
+        }
+        staleExpected.incrementAndGet();
+        victim.send("go");
+        String key = victim.name() + " " + task;
+        if (book.await(Duration.ofSeconds(20), () -> book.outcomes.containsKey(key))) {
+            synchronized (book) {
+                if ("LOST".equals(book.outcomes.get(key))) {
+                    staleRejected.incrementAndGet();
+                } else {
+                    staleAccepted.incrementAndGet();
+                }
+            }
+        }
+        return true;
+    }
+
+    private Optional<String> holdTask(WorkerLink victim) throws InterruptedException {
         synchronized (book) {
             book.held.remove(victim.name());
         }
-        victim.jvm().send("hold");
+        victim.send("hold");
         if (!book.await(Duration.ofSeconds(20), () -> book.held.containsKey(victim.name()))) {
             return Optional.empty();
         }
         synchronized (book) {
             return Optional.of(book.held.get(victim.name()));
         }
-    }
-
-    private Worker pickWorker() {
-        List<Worker> live = workers.values().stream().filter(w -> w.jvm().isAlive()).toList();
-        return live.get(random.nextInt(live.size()));
-    }
-
-    /** kill -9 of the serving leader, then a bounded wait for a new one, then the old one restarts. */
-    private void killLeader() {
-        int leader = ensemble.awaitLeader(30_000);
-        ensemble.kill9(leader);
-        ensemble.awaitLeader(30_000);
-        ensemble.restart(leader);
     }
 
     private static int children(CuratorFramework curator, String path) {
@@ -455,11 +415,5 @@ public final class QueueScenario {
         } catch (Exception e) {
             return -1;
         }
-    }
-
-    private String tails() {
-        StringBuilder b = new StringBuilder();
-        workers.values().forEach(w -> b.append(w.jvm().stderrTail()));
-        return b.toString();
     }
 }

@@ -15,7 +15,8 @@ public final class Scenarios {
 
     /** Every scenario, in the order the suite runs them. */
     public static final List<Entry> ALL = List.of(
-            new Entry("lock", LockScenario::new, LockWorker::new));
+            new Entry("lock", LockScenario::new, LockWorker::new),
+            new Entry("queue", QueueScenario::new, QueueWorker::new));
 
     private Scenarios() {
     }

@@ -157,6 +157,12 @@ public final class WorkerLink implements AutoCloseable {
         }
     }
 
+    /** SIGKILL (fault F13): the worker dies without running any shutdown code; waits until it is gone. */
+    public synchronized void kill9() {
+        jvm.kill9();
+        paused = false;
+    }
+
     /** The worker's stderr tail, for failure messages. */
     public String log() {
         return jvm.stderrTail();
