@@ -21,8 +21,8 @@ import java.util.Objects;
  *   <li><b>Broken generations reported</b>: when a member is killed or paused past its session,
  *       every other waiter of that phase gets {@code BROKEN} (the expected outcome) within the
  *       bound after the fault; a late arrival at the broken generation is refused.
- *   <li><b>No break without a member fault</b>: in other rounds (leader kills included) every
- *       member passes.
+ *   <li><b>No break without a member fault</b>: in every other round (ensemble leader kills
+ *       included) every member passes.
  * </ul>
  */
 final class BarrierChecker {
@@ -59,9 +59,8 @@ final class BarrierChecker {
 
     /** What kind of round it was. */
     enum Fault {
+        /** No member fault (ensemble faults may still hit it): everyone must pass. */
         NONE,
-        /** The ensemble's leader was killed during the round: it must still pass. */
-        LEADER,
         /** A member was killed (kill -9) while the others waited in enter. */
         KILL_IN_ENTER,
         /** A member was paused past its session while the others waited in enter. */

@@ -16,7 +16,9 @@ public final class Scenarios {
     /** Every scenario, in the order the suite runs them. */
     public static final List<Entry> ALL = List.of(
             new Entry("lock", LockScenario::new, LockWorker::new),
-            new Entry("queue", QueueScenario::new, QueueWorker::new));
+            new Entry("queue", QueueScenario::new, QueueWorker::new),
+            new Entry("barrier", BarrierScenario::new, BarrierMember::new),
+            new Entry("config", ConfigScenario::new, ConfigReader::new));
 
     private Scenarios() {
     }
