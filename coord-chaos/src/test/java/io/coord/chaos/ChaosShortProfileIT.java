@@ -90,6 +90,43 @@ class ChaosShortProfileIT {
     }
 
     @Test
+    void queueCompletesEveryAcknowledgedTaskExactlyOnceAndRefusesTheStaleClaimant() {
+        ChaosResult r = result("queue");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("duplicate-completions"), r.detailLine());
+        assertEquals(0L, r.details().get("wrongly-dead"), r.detailLine());
+        assertEquals(0L, r.details().get("unexplained-executions"), r.detailLine());
+        assertEquals(0L, r.details().get("stale-accepted"), r.detailLine());
+        assertEquals(true, r.details().get("drained"), r.detailLine());
+        assertTrue((Long) r.details().get("stale-rejected") >= 1, "the paused worker's completion must have been refused: " + r.detailLine());
+        assertTrue((Integer) r.details().get("dead-lettered") >= 1, "the poison tasks must be dead-lettered: " + r.detailLine());
+    }
+
+    @Test
+    void barrierLetsNobodyThroughEarlyAndTellsEveryWaiterOfABrokenGeneration() {
+        ChaosResult r = result("barrier");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("early-enters"), r.detailLine());
+        assertEquals(0L, r.details().get("early-leaves"), r.detailLine());
+        assertEquals(0L, r.details().get("isolation"), r.detailLine());
+        assertEquals(0L, r.details().get("late-breaks"), r.detailLine());
+        assertEquals(0L, r.details().get("unexpected-breaks"), r.detailLine());
+        assertTrue((Long) r.details().get("broken-as-expected") >= 1, "a member fault must have broken a generation: " + r.detailLine());
+        assertTrue((Long) r.details().get("slowest-break-ms") <= (Long) r.details().get("break-bound-ms"), r.detailLine());
+    }
+
+    @Test
+    void configReadersApplyNothingInvalidNeverGoBackAndConvergeToTheLastGoodVersion() {
+        ChaosResult r = result("config");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("invalid-applied"), r.detailLine());
+        assertEquals(0L, r.details().get("regressions"), r.detailLine());
+        assertEquals(0L, r.details().get("not-converged"), r.detailLine());
+        assertEquals(0L, r.details().get("late"), r.detailLine());
+        assertTrue((Long) r.details().get("rejected") >= 1, "the readers must have refused the invalid writes: " + r.detailLine());
+    }
+
+    @Test
     void noScenarioFailed() {
         List<String> failed = results.values().stream().filter(r -> !r.passed()).map(ChaosResult::detailLine).collect(Collectors.toList());
         assertFalse(!failed.isEmpty(), "failed: " + failed);
