@@ -15,7 +15,9 @@ public final class Scenarios {
 
     /** Every scenario, in the order the suite runs them. */
     public static final List<Entry> ALL = List.of(
-            new Entry("lock", LockScenario::new, LockWorker::new));
+            new Entry("lock", LockScenario::new, LockWorker::new),
+            new Entry("election", ElectionScenario::new, ElectionWorker::new),
+            new Entry("naming", NamingScenario::new, NamingWorker::new));
 
     private Scenarios() {
     }
