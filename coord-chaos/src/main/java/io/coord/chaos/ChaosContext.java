@@ -5,7 +5,7 @@ import io.coord.CoordSettings;
 import io.coord.test.Awaits;
 import io.coord.test.ForkedEnsemble;
 import io.coord.test.History;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,14 +28,14 @@ public final class ChaosContext implements AutoCloseable {
     private final Random random;
     private final Duration length;
     private final Duration requestedSession;
-    private final PrintStream out;
+    private final PrintWriter out;
     private final History history = new History();
     private final List<WorkerLink> workers = new CopyOnWriteArrayList<>();
     private volatile Duration negotiatedSession;
     private FaultRunner faults;
     private CoordClient client;
 
-    ChaosContext(String name, ForkedEnsemble ensemble, long seed, Duration length, Duration requestedSession, PrintStream out) {
+    ChaosContext(String name, ForkedEnsemble ensemble, long seed, Duration length, Duration requestedSession, PrintWriter out) {
         this.name = name;
         this.ensemble = ensemble;
         this.random = new Random(seed ^ name.hashCode());
@@ -68,7 +68,7 @@ public final class ChaosContext implements AutoCloseable {
         return history;
     }
 
-    public PrintStream out() {
+    public PrintWriter out() {
         return out;
     }
 

@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +30,7 @@ class ChaosShortProfileIT {
         long seed = Long.getLong("coord.chaos.seed", System.nanoTime());
         String only = System.getProperty("coord.chaos.scenarios", "");
         List<String> names = only.isBlank() ? List.of() : List.of(only.split(","));
-        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         results = ChaosSuite.run(names, Profile.shortProfile(), seed, out).stream()
                 .collect(Collectors.toMap(ChaosResult::scenario, Function.identity()));
     }
