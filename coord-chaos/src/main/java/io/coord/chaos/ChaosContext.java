@@ -45,6 +45,16 @@ public final class ChaosContext implements AutoCloseable {
         this.out = out;
     }
 
+    /**
+     * How long a scenario waits, after its workload time, for the rest of its fault schedule:
+     * faults run one at a time and some last several seconds, so a schedule may run past the
+     * workload time; it must still end (bounded), or the run fails on the fault count.
+     */
+    public static Duration faultOverrun(Duration length) {
+        Duration d = Duration.ofSeconds(120);
+        return Awaits.scaled(length.compareTo(d) > 0 ? length : d);
+    }
+
     /** The scenario's name, as in its CHAOS line. */
     public String name() {
         return name;

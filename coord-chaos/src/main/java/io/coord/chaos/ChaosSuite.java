@@ -81,6 +81,13 @@ public final class ChaosSuite {
                         out.println(r.detailLine());
                         results.add(r);
                     }
+                } catch (RuntimeException | AssertionError e) {
+                    // One broken scenario must not hide the others' results: it fails as an error.
+                    ChaosResult r = ChaosResult.error(n, e);
+                    out.println(r.line());
+                    out.println(r.detailLine());
+                    e.printStackTrace(out);
+                    results.add(r);
                 } finally {
                     run.closeAll();
                 }

@@ -81,10 +81,9 @@ final class ElectionScenario implements Scenario {
                 drivers.add(t);
             }
             Awaits.until("a first leader's write", Duration.ofSeconds(30), () -> lastWriter() != null);
-            long start = System.nanoTime();
             FaultRunner faults = ctx.startFaults(plan, this::pauseLeader);
             Awaits.hold(ctx.length());
-            boolean finished = faults.await(Awaits.scaled(Duration.ofSeconds(120)).minus(Duration.ofNanos(System.nanoTime() - start)));
+            boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));
             // the gap after the last fault counts too: measure up to now
             long end = System.nanoTime();
             stop = true;

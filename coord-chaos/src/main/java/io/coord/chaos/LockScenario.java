@@ -93,7 +93,6 @@ final class LockScenario implements Scenario {
         }
 
         ChaosResult run() throws InterruptedException {
-            ctx.client().curator();
             try {
                 ctx.client().curator().create().creatingParentsIfNeeded().forPath(COUNTER.value(), "0".getBytes(StandardCharsets.UTF_8));
             } catch (InterruptedException e) {
@@ -109,10 +108,9 @@ final class LockScenario implements Scenario {
                 t.start();
                 drivers.add(t);
             }
-            long start = System.nanoTime();
             FaultRunner faults = ctx.startFaults(plan, this::pauseHolder);
             Awaits.hold(ctx.length());
-            boolean finished = faults.await(Awaits.scaled(Duration.ofSeconds(120)).minus(Duration.ofNanos(System.nanoTime() - start)));
+            boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));
             stop = true;
             for (Thread t : drivers) {
                 t.join(Awaits.scaled(Duration.ofSeconds(60)).toMillis());

@@ -58,10 +58,9 @@ final class NamingScenario implements Scenario {
             t.start();
             drivers.add(t);
         }
-        long start = System.nanoTime();
         FaultRunner faults = ctx.startFaults(plan, null);
         Awaits.hold(ctx.length());
-        boolean finished = faults.await(Awaits.scaled(Duration.ofSeconds(120)).minus(Duration.ofNanos(System.nanoTime() - start)));
+        boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));
         synchronized (stop) {
             stop[0] = true;
         }

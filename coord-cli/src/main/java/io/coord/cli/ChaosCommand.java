@@ -72,6 +72,10 @@ final class ChaosCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--duration " + duration.toSeconds() + "s is too short for "
                     + shares + " scenario runs: " + e.getMessage());
         }
+        // netcrusher logs every proxy open and close at INFO; the CHAOS lines are the output here
+        if (System.getProperty("org.slf4j.simpleLogger.log.org.netcrusher") == null) {
+            System.setProperty("org.slf4j.simpleLogger.log.org.netcrusher", "warn");
+        }
         PrintWriter out = spec.commandLine().getOut();
         long started = System.nanoTime();
         List<ChaosResult> results = ChaosSuite.run(chosen, profile, seed != null ? seed : System.nanoTime(), out);
