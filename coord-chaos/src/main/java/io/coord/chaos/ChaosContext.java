@@ -5,7 +5,7 @@ import io.coord.CoordSettings;
 import io.coord.test.Awaits;
 import io.coord.test.ForkedEnsemble;
 import io.coord.test.History;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,14 +28,14 @@ public final class ChaosContext implements AutoCloseable {
     private final Random random;
     private final Duration length;
     private final Duration requestedSession;
-    private final PrintStream out;
+    private final PrintWriter out;
     private final History history = new History();
     private final List<WorkerLink> workers = new CopyOnWriteArrayList<>();
     private volatile Duration negotiatedSession;
     private FaultRunner faults;
     private CoordClient client;
 
-    ChaosContext(String name, ForkedEnsemble ensemble, long seed, Duration length, Duration requestedSession, PrintStream out) {
+    ChaosContext(String name, ForkedEnsemble ensemble, long seed, Duration length, Duration requestedSession, PrintWriter out) {
         this.name = name;
         this.ensemble = ensemble;
         this.random = new Random(seed ^ name.hashCode());
@@ -43,6 +43,16 @@ public final class ChaosContext implements AutoCloseable {
         this.requestedSession = requestedSession;
         this.negotiatedSession = requestedSession;
         this.out = out;
+    }
+
+    /**
+     * How long a scenario waits, after its workload time, for the rest of its fault schedule:
+     * faults run one at a time and some last several seconds, so a schedule may run past the
+     * workload time; it must still end (bounded), or the run fails on the fault count.
+     */
+    public static Duration faultOverrun(Duration length) {
+        Duration d = Duration.ofSeconds(120);
+        return Awaits.scaled(length.compareTo(d) > 0 ? length : d);
     }
 
     /** The scenario's name, as in its CHAOS line. */
@@ -68,7 +78,7 @@ public final class ChaosContext implements AutoCloseable {
         return history;
     }
 
-    public PrintStream out() {
+    public PrintWriter out() {
         return out;
     }
 

@@ -26,6 +26,12 @@ public record ChaosResult(String scenario, boolean control, long ops, int faults
         details = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(details));
     }
 
+    /** A scenario that could not run to its checks (a worker did not start, a harness error). */
+    static ChaosResult error(String scenario, Throwable cause) {
+        return new ChaosResult(scenario, false, 0, 0, 0, 0, 0, 1, new Progress(0, 0),
+                Map.of("error", String.valueOf(cause).replace('\n', ' ')));
+    }
+
     /** {@code CHAOS <scenario> ops=<n> faults=<n> violations=<n> lost=<n>} */
     public String line() {
         return "CHAOS " + scenario + " ops=" + ops + " faults=" + faultsApplied + " violations=" + violations + " lost=" + lost;

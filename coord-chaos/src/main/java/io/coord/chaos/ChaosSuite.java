@@ -2,7 +2,7 @@ package io.coord.chaos;
 
 import io.coord.test.Awaits;
 import io.coord.test.ForkedEnsemble;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,10 +25,10 @@ public final class ChaosSuite {
         private final ForkedEnsemble ensemble;
         private final Profile profile;
         private final long seed;
-        private final PrintStream out;
+        private final PrintWriter out;
         private final List<ChaosContext> contexts = new ArrayList<>();
 
-        private Run(ForkedEnsemble ensemble, Profile profile, long seed, PrintStream out) {
+        private Run(ForkedEnsemble ensemble, Profile profile, long seed, PrintWriter out) {
             this.ensemble = ensemble;
             this.profile = profile;
             this.seed = seed;
@@ -63,7 +63,7 @@ public final class ChaosSuite {
      * Runs the scenarios {@code names} (all if empty) and returns every result. Whatever it
      * started is stopped before it returns or throws.
      */
-    public static List<ChaosResult> run(List<String> names, Profile profile, long seed, PrintStream out) throws InterruptedException {
+    public static List<ChaosResult> run(List<String> names, Profile profile, long seed, PrintWriter out) throws InterruptedException {
         List<String> chosen = names.isEmpty() ? Scenarios.names() : names;
         for (String n : chosen) {
             Scenarios.entry(n); // fail on an unknown name before starting anything
@@ -81,6 +81,13 @@ public final class ChaosSuite {
                         out.println(r.detailLine());
                         results.add(r);
                     }
+                } catch (RuntimeException | AssertionError e) {
+                    // One broken scenario must not hide the others' results: it fails as an error.
+                    ChaosResult r = ChaosResult.error(n, e);
+                    out.println(r.line());
+                    out.println(r.detailLine());
+                    e.printStackTrace(out);
+                    results.add(r);
                 } finally {
                     run.closeAll();
                 }

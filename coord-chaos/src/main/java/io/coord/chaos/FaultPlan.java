@@ -25,7 +25,7 @@ public record FaultPlan(List<Fault> faults) {
     }
 
     /** Fault-free time at the start, whose rate is the throughput reference. */
-    public static final Duration WARMUP = Duration.ofSeconds(3);
+    public static final Duration WARMUP = Duration.ofSeconds(4);
     /** Quiet time after each healed fault, so progress between faults can be measured. */
     public static final Duration MIN_GAP = Duration.ofMillis(2500);
 

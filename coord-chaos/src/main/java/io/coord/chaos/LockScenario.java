@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * a counter node in ZooKeeper (fenced: {@code multi(check(lock node), setData)}), write END, release.
  *
  * <p>Invariants: the counter ends within [acknowledged, acknowledged + indeterminate] increments;
- * 0 stale tokens accepted; 0 token regressions; 0 overlapping accepted critical sections (a
+ * 0 stale tokens accepted; 0 token regressions (the tokens of successive accepted holders strictly
+ * increase); 0 overlapping accepted critical sections (a
  * section is accepted when both its BEGIN and END were; two overlap when one's BEGIN comes between
  * the other's BEGIN and END at the resource); and no write refused to a worker whose lock node
  * still belonged to its live session (that would be two holders at once).
@@ -82,6 +83,8 @@ final class LockScenario implements Scenario {
         // the resource's own order of accepted writes (guarded by this)
         private long seq;
         private long highestAccepted = Long.MIN_VALUE;
+        private long lastBeginToken = Long.MIN_VALUE;
+        private long holderRegressions;
         private final Map<String, long[]> open = new HashMap<>();
         private final List<long[]> sections = new ArrayList<>();
 
@@ -93,7 +96,6 @@ final class LockScenario implements Scenario {
         }
 
         ChaosResult run() throws InterruptedException {
-            ctx.client().curator();
             try {
                 ctx.client().curator().create().creatingParentsIfNeeded().forPath(COUNTER.value(), "0".getBytes(StandardCharsets.UTF_8));
             } catch (InterruptedException e) {
@@ -109,10 +111,9 @@ final class LockScenario implements Scenario {
                 t.start();
                 drivers.add(t);
             }
-            long start = System.nanoTime();
             FaultRunner faults = ctx.startFaults(plan, this::pauseHolder);
             Awaits.hold(ctx.length());
-            boolean finished = faults.await(Awaits.scaled(Duration.ofSeconds(120)).minus(Duration.ofNanos(System.nanoTime() - start)));
+            boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));
             stop = true;
             for (Thread t : drivers) {
                 t.join(Awaits.scaled(Duration.ofSeconds(60)).toMillis());
@@ -142,7 +143,11 @@ final class LockScenario implements Scenario {
             long invented = Math.max(0, counter - cc.acknowledged() - cc.indeterminate());
             long overlaps = overlaps() + heldButRejected.get();
             Violations v = resource.violations().plus(new Violations(0, overlaps, 0, 0));
-            long violations = v.total() + invented;
+            long regressions;
+            synchronized (this) {
+                regressions = holderRegressions;
+            }
+            long violations = v.total() + invented + regressions;
             Map<String, Object> d = new LinkedHashMap<>();
             d.put("counter", counter);
             d.put("acked", cc.acknowledged());
@@ -150,7 +155,7 @@ final class LockScenario implements Scenario {
             d.put("stale-accepted", v.staleWrites());
             d.put("stale-rejected", staleRejected.get());
             d.put("overlaps", overlaps);
-            d.put("token-regressions", v.tokenRegressions());
+            d.put("token-regressions", v.tokenRegressions() + regressions);
             d.put("accepted-writes", resource.acceptedWrites());
             return new ChaosResult(ctx.name(), !fenced, cc.acknowledged(), faults.scheduled(), faults.applied(), violations, cc.lost(),
                     stuck.get(), Progress.of(h, ChaosContext.SETTLE), d);
@@ -256,6 +261,11 @@ final class LockScenario implements Scenario {
         private synchronized boolean begin(String worker, long token) {
             boolean accepted = resource.write(token);
             if (accepted) {
+                // successive holders' tokens strictly increase: an equal one would be one lease granted twice
+                if (token <= lastBeginToken) {
+                    holderRegressions++;
+                }
+                lastBeginToken = token;
                 highestAccepted = Math.max(highestAccepted, token);
                 open.put(worker, new long[] {seq++, 0});
             }

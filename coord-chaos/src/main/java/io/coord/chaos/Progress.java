@@ -66,13 +66,15 @@ public record Progress(double warmup, double outside) {
         }
         ws.sort(Comparator.comparingLong(History.Window::startNanos));
         long warmEnd = ws.get(0).startNanos();
+        // The warm-up rate is counted from the first acknowledgement, not the first invocation:
+        // a freshly started JVM's first call (class loading, JIT) would otherwise set the floor low.
         long warmAcks = 0;
         for (long t : acks) {
-            if (t <= warmEnd) {
+            if (t > acks[0] && t <= warmEnd) {
                 warmAcks++;
             }
         }
-        double warm = warmAcks / Math.max(1e-9, (warmEnd - first) / 1e9);
+        double warm = warmEnd <= acks[0] ? 0 : warmAcks / ((warmEnd - acks[0]) / 1e9);
         // merge [start, end + settle] windows, clipped to the run
         List<long[]> merged = new ArrayList<>();
         for (History.Window w : ws) {

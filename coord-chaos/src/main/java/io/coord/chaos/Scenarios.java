@@ -16,6 +16,8 @@ public final class Scenarios {
     /** Every scenario, in the order the suite runs them. */
     public static final List<Entry> ALL = List.of(
             new Entry("lock", LockScenario::new, LockWorker::new),
+            new Entry("election", ElectionScenario::new, ElectionWorker::new),
+            new Entry("naming", NamingScenario::new, NamingWorker::new),
             new Entry("queue", QueueScenario::new, QueueWorker::new),
             new Entry("barrier", BarrierScenario::new, BarrierMember::new),
             new Entry("config", ConfigScenario::new, ConfigReader::new));

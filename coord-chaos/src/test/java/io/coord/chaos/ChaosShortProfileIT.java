@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -28,12 +30,15 @@ class ChaosShortProfileIT {
         long seed = Long.getLong("coord.chaos.seed", System.nanoTime());
         String only = System.getProperty("coord.chaos.scenarios", "");
         List<String> names = only.isBlank() ? List.of() : List.of(only.split(","));
-        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         results = ChaosSuite.run(names, Profile.shortProfile(), seed, out).stream()
                 .collect(Collectors.toMap(ChaosResult::scenario, Function.identity()));
     }
 
     private static ChaosResult result(String name) {
+        String only = System.getProperty("coord.chaos.scenarios", "");
+        String base = name.endsWith("-control") ? name.substring(0, name.length() - "-control".length()) : name;
+        Assumptions.assumeTrue(only.isBlank() || List.of(only.split(",")).contains(base), name + " was not selected");
         ChaosResult r = results.get(name);
         assertTrue(r != null, "no result for " + name + " in " + results.keySet());
         return r;
@@ -87,6 +92,28 @@ class ChaosShortProfileIT {
         assertTrue(c.violations() >= 1, "the unfenced control must show a violation: " + c.detailLine());
         assertTrue((Long) c.details().get("stale-accepted") >= 1, "the unfenced resource must accept the stale write: " + c.detailLine());
         assertEquals(result("lock").faultsScheduled(), c.faultsScheduled(), "the control runs the same schedule");
+    }
+
+    @Test
+    void electionHasOneLeaderPerEpochRisingEpochsAndABoundedLeaderlessGap() {
+        ChaosResult r = result("election");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("epoch-conflicts"), r.detailLine());
+        assertEquals(0L, r.details().get("two-leaders"), r.detailLine());
+        assertEquals(0L, r.details().get("stale-accepted"), r.detailLine());
+        assertEquals(0L, r.details().get("token-regressions"), r.detailLine());
+        assertTrue((Long) r.details().get("longest-gap-ms") <= (Long) r.details().get("gap-bound-ms"), r.detailLine());
+        assertTrue((Integer) r.details().get("epochs") >= 2, "the leader pauses must have moved leadership: " + r.detailLine());
+    }
+
+    @Test
+    void namingHandsOutNoDuplicateAndKeepsPerClientAndRealTimeOrder() {
+        ChaosResult r = result("naming");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("duplicates"), r.detailLine());
+        assertEquals(0L, r.details().get("per-client-regressions"), r.detailLine());
+        assertEquals(0L, r.details().get("real-time-violations"), r.detailLine());
+        assertTrue((Long) r.details().get("seq-ids") > 0 && (Long) r.details().get("block-ids") > 0, r.detailLine());
     }
 
     @Test
