@@ -102,7 +102,7 @@ final class BarrierScenario implements Scenario {
         }
         List<BarrierChecker.Round> rounds = new ArrayList<>();
         long start = System.nanoTime();
-        long hardEnd = start + Awaits.scaled(Duration.ofSeconds(150)).toNanos();
+        long hardEnd = start + ctx.length().plus(ChaosContext.faultOverrun(ctx.length())).toNanos();
         FaultRunner faults = ctx.startFaults(plan, this::handOver);
         long stuck = 0;
         int round = 0;

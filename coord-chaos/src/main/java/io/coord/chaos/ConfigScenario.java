@@ -99,10 +99,9 @@ final class ConfigScenario implements Scenario {
         writer.setDaemon(true);
         writer.start();
 
-        long start = System.nanoTime();
         FaultRunner faults = ctx.startFaults(plan, null);
         Awaits.hold(ctx.length());
-        boolean finished = faults.await(Awaits.scaled(Duration.ofSeconds(120)).minus(Duration.ofNanos(System.nanoTime() - start)));
+        boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));
         stopWriting = true;
         long stuck = 0;
         writer.join(Awaits.scaled(Duration.ofSeconds(60)).toMillis());

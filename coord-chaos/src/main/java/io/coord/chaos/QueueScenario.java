@@ -177,10 +177,9 @@ final class QueueScenario implements Scenario {
             producers.add(t);
         }
 
-        long start = System.nanoTime();
         FaultRunner faults = ctx.startFaults(plan, this::applyBusyFault);
         Awaits.hold(ctx.length());
-        boolean finished = faults.await(Awaits.scaled(Duration.ofSeconds(120)).minus(Duration.ofNanos(System.nanoTime() - start)));
+        boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));
         stopProducing = true;
         long stuck = 0;
         for (Thread t : producers) {
