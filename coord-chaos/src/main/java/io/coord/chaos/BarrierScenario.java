@@ -49,6 +49,8 @@ final class BarrierScenario implements Scenario {
 
     private ChaosContext ctx;
     private final List<Member> members = new ArrayList<>();
+    /** Started with the members, idle until one replaces a killed member: a fresh JVM takes seconds to start. */
+    private final List<Member> spares = new ArrayList<>();
     private final BlockingQueue<Request> requests = new LinkedBlockingQueue<>();
     private volatile boolean stop;
     private int killsBusy;
@@ -87,25 +89,36 @@ final class BarrierScenario implements Scenario {
         FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
         ctx.out().println("CHAOS-PLAN barrier " + plan);
         try {
-            return List.of(runWith(plan));
+            return List.of(runWith(plan, counts.get(FaultKind.KILL_BUSY)));
         } finally {
             stop = true;
             for (Member m : members) {
                 m.pump().join(2_000);
             }
+            for (Member m : spares) {
+                m.pump().join(2_000);
+            }
         }
     }
 
-    private ChaosResult runWith(FaultPlan plan) throws InterruptedException {
-        for (WorkerLink w : ctx.startWorkers("barrier", MEMBERS, args())) {
-            members.add(adopt(w));
+    private ChaosResult runWith(FaultPlan plan, int kills) throws InterruptedException {
+        for (WorkerLink w : ctx.startWorkers("barrier", MEMBERS + kills, args())) {
+            (members.size() < MEMBERS ? members : spares).add(adopt(w));
         }
         List<BarrierChecker.Round> rounds = new ArrayList<>();
+        // Faults start once rounds run: the warm-up rate (the floor's reference) needs acknowledgements.
+        int round = 0;
+        for (; round < 3; round++) {
+            BarrierChecker.Round r = plainRound(round);
+            rounds.add(r);
+            if (!allPassed(r)) {
+                DoubleBarrier.reset(ctx.client(), BARRIER);
+            }
+        }
         long start = System.nanoTime();
         long hardEnd = start + ctx.length().plus(ChaosContext.faultOverrun(ctx.length())).toNanos();
         FaultRunner faults = ctx.startFaults(plan, this::handOver);
         long stuck = 0;
-        int round = 0;
         while ((System.nanoTime() - start < ctx.length().toNanos() || !faults.isDone() || !requests.isEmpty())
                 && System.nanoTime() < hardEnd) {
             Request request = requests.poll();
@@ -365,10 +378,9 @@ final class BarrierScenario implements Scenario {
         return new Member(w, inbox, t);
     }
 
-    /** A killed member is replaced by a fresh worker in its place. */
+    /** A killed member is replaced in its place by a spare, or else by a fresh worker. */
     private void replace(Member dead) throws InterruptedException {
         int at = members.indexOf(dead);
-        WorkerLink fresh = ctx.startWorkers("barrier", 1, args()).get(0);
-        members.set(at, adopt(fresh));
+        members.set(at, spares.isEmpty() ? adopt(ctx.startWorkers("barrier", 1, args()).get(0)) : spares.remove(0));
     }
 }

@@ -99,6 +99,12 @@ final class ConfigScenario implements Scenario {
         writer.setDaemon(true);
         writer.start();
 
+        // Faults start once the workload runs: the warm-up rate (the floor's reference) needs acknowledgements.
+        long ready = System.nanoTime() + Awaits.scaled(Duration.ofSeconds(30)).toNanos();
+        while (System.nanoTime() < ready && !(ctx.history().counts("write").ok() >= 5
+                && ctx.workers().stream().allMatch(w -> !reports.get(w.name()).isEmpty()))) {
+            TimeUnit.MILLISECONDS.sleep(20); // polling the history, bounded by the deadline
+        }
         FaultRunner faults = ctx.startFaults(plan, null);
         Awaits.hold(ctx.length());
         boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));

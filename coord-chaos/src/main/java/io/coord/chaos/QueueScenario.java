@@ -80,6 +80,7 @@ final class QueueScenario implements Scenario {
         final Map<String, String> outcomes = new HashMap<>(); // "worker task" -> DONE / LOST
         final Map<String, History.Handle> executing = new HashMap<>(); // "worker task" -> its execute op
         final List<String> errors = new ArrayList<>();
+        long done;
 
         synchronized void line(String worker, String line) {
             String[] f = line.split(" ");
@@ -92,6 +93,7 @@ final class QueueScenario implements Scenario {
                 }
                 case "HELD" -> held.put(worker, f[1]);
                 case "DONE" -> {
+                    done++;
                     outcomes.put(key, "DONE");
                     Optional.ofNullable(executing.remove(key)).ifPresent(h -> h.ok(f[1]));
                 }
@@ -177,6 +179,10 @@ final class QueueScenario implements Scenario {
             producers.add(t);
         }
 
+        // Faults start once the workload runs: the warm-up rate (the floor's reference) needs acknowledgements.
+        if (!book.await(Awaits.scaled(Duration.ofSeconds(30)), () -> book.done >= 5)) {
+            ctx.out().println("CHAOS-NOTE queue the workload made no progress within 30 s before the faults");
+        }
         FaultRunner faults = ctx.startFaults(plan, this::applyBusyFault);
         Awaits.hold(ctx.length());
         boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));
