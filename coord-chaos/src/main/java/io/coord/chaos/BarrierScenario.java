@@ -112,7 +112,7 @@ final class BarrierScenario implements Scenario {
             BarrierChecker.Round r = plainRound(round);
             rounds.add(r);
             if (!allPassed(r)) {
-                DoubleBarrier.reset(ctx.client(), BARRIER);
+                reset();
             }
         }
         long start = System.nanoTime();
@@ -131,7 +131,7 @@ final class BarrierScenario implements Scenario {
             rounds.add(r);
             if (r.fault() != Fault.NONE || !allPassed(r)) {
                 // A broken generation stays broken until reset: start the next one.
-                DoubleBarrier.reset(ctx.client(), BARRIER);
+                reset();
             }
             if (r.enters().stream().anyMatch(e -> e.kind() == Kind.NONE && !e.member().equals(r.victim()))
                     || r.leaves().stream().anyMatch(e -> e.kind() == Kind.NONE)) {
@@ -235,7 +235,16 @@ final class BarrierScenario implements Scenario {
         List<Member> entering = new ArrayList<>(others);
         entering.add(victim);
         Map<String, Sent> sent = send(entering, "enter");
-        awaitStatus("all but one entered", s -> s.phase() == BarrierStatus.Phase.OPEN && s.arrived().size() == entering.size());
+        if (!awaitStatus("all but one entered", s -> s.phase() == BarrierStatus.Phase.OPEN && s.arrived().size() == entering.size())) {
+            // Not applied: let the held-back member in too and record what became of the round.
+            sent.putAll(send(List.of(held), "enter"));
+            List<Member> all = new ArrayList<>(entering);
+            all.add(held);
+            List<Reply> enters = collect(all, sent, "enter", deadlineAfter(TIMEOUT.plusSeconds(10)));
+            List<Reply> leaves = enters.stream().allMatch(e -> e.kind() == Kind.PASSED)
+                    ? collect(all, send(all, "leave"), "leave", deadlineAfter(TIMEOUT.plusSeconds(10))) : List.of();
+            return new BarrierChecker.Round(round, Fault.NONE, null, 0, enters, leaves, List.of());
+        }
         long faultAt;
         List<Reply> enters;
         try (History.FaultWindow w = ctx.history().fault((fault == Fault.KILL_IN_ENTER ? "kill" : "pause") + "-in-enter " + victim.name())) {
@@ -273,8 +282,13 @@ final class BarrierScenario implements Scenario {
         List<Member> leaving = new ArrayList<>(all);
         leaving.remove(victim);
         Map<String, Sent> sent = send(leaving, "leave");
-        awaitStatus("all but one left", s -> s.phase() == BarrierStatus.Phase.READY
-                && s.arrived().stream().filter(BarrierStatus.Arrival::left).count() == leaving.size());
+        if (!awaitStatus("all but one left", s -> s.phase() == BarrierStatus.Phase.READY
+                && s.arrived().stream().filter(BarrierStatus.Arrival::left).count() == leaving.size())) {
+            // Not applied: let the victim leave too and record what became of the round.
+            sent.putAll(send(List.of(victim), "leave"));
+            return new BarrierChecker.Round(round, Fault.NONE, null, 0, enters,
+                    collect(all, sent, "leave", deadlineAfter(TIMEOUT.plusSeconds(10))), List.of());
+        }
         long faultAt;
         List<Reply> leaves;
         try (History.FaultWindow w = ctx.history().fault("kill-in-leave " + victim.name())) {
@@ -286,18 +300,42 @@ final class BarrierScenario implements Scenario {
         return new BarrierChecker.Round(round, Fault.KILL_IN_LEAVE, victim.name(), faultAt, enters, leaves, List.of());
     }
 
-    /** Waits (bounded) until the barrier's status meets {@code condition}; fails naming the last status seen. */
-    private void awaitStatus(String what, Predicate<BarrierStatus> condition) throws InterruptedException {
+    /** Starts the next generation after a broken one; retried (bounded) while an ensemble fault is in progress. */
+    private void reset() throws InterruptedException {
+        long deadline = System.nanoTime() + Awaits.scaled(Duration.ofSeconds(30)).toNanos();
+        while (true) {
+            try {
+                DoubleBarrier.reset(ctx.client(), BARRIER);
+                return;
+            } catch (RuntimeException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(100); // retry after a short pause, bounded by the deadline
+            }
+        }
+    }
+
+    /**
+     * Waits (bounded) until the barrier's status meets {@code condition}; false (with a note naming
+     * the last status seen) if it did not within 20 s.
+     */
+    private boolean awaitStatus(String what, Predicate<BarrierStatus> condition) throws InterruptedException {
         long deadline = System.nanoTime() + Awaits.scaled(Duration.ofSeconds(20)).toNanos();
         BarrierStatus last = null;
         while (System.nanoTime() < deadline) {
-            last = DoubleBarrier.status(ctx.client(), BARRIER);
-            if (condition.test(last)) {
-                return;
+            try {
+                last = DoubleBarrier.status(ctx.client(), BARRIER);
+                if (condition.test(last)) {
+                    return true;
+                }
+            } catch (RuntimeException e) {
+                // an ensemble fault may be in progress: read again
             }
             TimeUnit.MILLISECONDS.sleep(20); // polling the server, bounded by the deadline
         }
-        throw new IllegalStateException("not within 20 s: " + what + " (barrier " + BARRIER + "); last status " + last);
+        ctx.out().println("CHAOS-NOTE barrier not within 20 s: " + what + "; last status " + last);
+        return false;
     }
 
     private Map<String, Sent> send(List<Member> to, String command) {
