@@ -1,13 +1,9 @@
 package io.coord.chaos;
 
 import io.coord.Codec;
-import io.coord.ConnectionLostException;
 import io.coord.CoordClient;
-import io.coord.CoordTimeoutException;
 import io.coord.queue.Task;
-import io.coord.queue.TaskId;
 import io.coord.queue.TaskQueue;
-import io.coord.queue.TaskSpec;
 import io.coord.test.Awaits;
 import io.coord.test.History;
 import java.nio.charset.StandardCharsets;
@@ -30,12 +26,12 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * Chaos scenario "queue": producers in the controller enqueue tasks with idempotency keys
- * (retrying an indeterminate enqueue with the same key) while worker JVMs ({@link QueueWorker})
- * claim, report and complete them. Faults: a worker killed (kill -9) while it certainly holds a
- * task ({@link FaultKind#KILL_BUSY}), a worker paused past its session while it holds one
- * ({@link FaultKind#PAUSE_BUSY}: when it wakes up, its completion must be refused), and a kill of
- * the ensemble's leader. {@link QueueChecker} then checks completion exactly once, nothing lost,
+ * Chaos scenario "queue": producer JVMs enqueue tasks with idempotency keys on the controller's
+ * command (the controller retries an indeterminate enqueue with the same key) while consumer JVMs
+ * (both {@link QueueWorker}) claim, report and complete them. Faults: a consumer killed (kill -9)
+ * while it certainly holds a task ({@link FaultKind#KILL_BUSY}), a consumer paused past its
+ * session while it holds one ({@link FaultKind#PAUSE_BUSY}: when it wakes up, its completion must
+ * be refused), a kill of the ensemble's leader, and a cut-off of any worker, producer or consumer. {@link QueueChecker} then checks completion exactly once, nothing lost,
  * only poison tasks dead-lettered, every extra execution explained by a fault, and the stale
  * claimant refused.
  *
@@ -47,7 +43,7 @@ final class QueueScenario implements Scenario {
     static final int MAX_RETRIES = 2;
     private static final String QUEUE = "jobs";
     private static final String RECORDS = "/records";
-    private static final int WORKERS = 3;
+    private static final int CONSUMERS = 3;
     private static final int PRODUCERS = 2;
     /** Enqueues per second, all producers together. */
     private static final int RATE = 15;
@@ -128,9 +124,10 @@ final class QueueScenario implements Scenario {
         ctx = run.context("queue");
         Profile p = run.profile();
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
-        counts.put(FaultKind.KILL_BUSY, p.scale(2));
+        counts.put(FaultKind.KILL_BUSY, p.scale(1));
         counts.put(FaultKind.PAUSE_BUSY, p.scale(1));
         counts.put(FaultKind.KILL_ZK_LEADER, p.scale(1));
+        counts.put(FaultKind.CUT, p.scale(1));
         FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
         ctx.out().println("CHAOS-PLAN queue " + plan);
         try {
@@ -152,7 +149,7 @@ final class QueueScenario implements Scenario {
         } catch (Exception e) {
             throw new IllegalStateException("could not create " + RECORDS + " in " + ctx.namespace(), e);
         }
-        for (WorkerLink w : ctx.startWorkers("queue", WORKERS, QUEUE, RECORDS, Integer.toString(WORK_MS))) {
+        for (WorkerLink w : ctx.startWorkers("queue", CONSUMERS, consumerArgs())) {
             adopt(w);
         }
 
@@ -162,18 +159,19 @@ final class QueueScenario implements Scenario {
         Set<String> infoKeys = ConcurrentHashMap.newKeySet();
         List<Thread> producers = new ArrayList<>();
         List<String> producerErrors = new CopyOnWriteArrayList<>();
-        for (int i = 0; i < PRODUCERS; i++) {
-            String process = "producer-" + i;
+        List<WorkerLink> producerLinks = ctx.startWorkers("queue", PRODUCERS, "producer", QUEUE);
+        for (int i = 0; i < producerLinks.size(); i++) {
+            WorkerLink producer = producerLinks.get(i);
             String prefix = "k" + i + "-";
             Thread t = new Thread(() -> {
                 try {
-                    produce(admin, process, prefix, poisonKeys, acked, infoKeys);
+                    produce(producer, prefix, poisonKeys, acked, infoKeys, producerErrors);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 } catch (RuntimeException e) {
-                    producerErrors.add(process + ": " + e);
+                    producerErrors.add(producer.name() + ": " + e);
                 }
-            }, "chaos-queue-" + process);
+            }, "chaos-queue-drive-" + producer.name());
             t.setDaemon(true);
             t.start();
             producers.add(t);
@@ -204,6 +202,7 @@ final class QueueScenario implements Scenario {
 
         // Drain: every task completed or dead-lettered (bounded).
         CuratorFramework curator = admin.curator();
+        stuck += ctx.workers().stream().filter(w -> producerLinks.contains(w) && !w.isAlive()).count();
         String tasksPath = "/queues/" + QUEUE + "/tasks";
         long drainStart = System.nanoTime();
         boolean drained = book.await(Duration.ofSeconds(60), () -> children(curator, tasksPath) == 0);
@@ -266,47 +265,58 @@ final class QueueScenario implements Scenario {
                 Progress.of(h, ChaosContext.SETTLE), d);
     }
 
+    private static String[] consumerArgs() {
+        return new String[] {"consumer", QUEUE, RECORDS, Integer.toString(WORK_MS)};
+    }
+
     /**
-     * Enqueues tasks with keys {@code prefix0, prefix1, ...} at this producer's share of
-     * {@link #RATE} until told to stop; an indeterminate enqueue is retried with the same key.
+     * Drives one producer: tasks with keys {@code prefix0, prefix1, ...} at its share of
+     * {@link #RATE} until told to stop. Each enqueue is recorded before the command goes out; an
+     * indeterminate one is retried with the same key.
      */
-    private void produce(CoordClient client, String process, String prefix, Set<String> poisonKeys, Map<String, String> acked,
-                         Set<String> infoKeys) throws InterruptedException {
+    private void produce(WorkerLink producer, String prefix, Set<String> poisonKeys, Map<String, String> acked, Set<String> infoKeys,
+                         List<String> errors) throws InterruptedException {
         long pace = TimeUnit.SECONDS.toNanos(1) * PRODUCERS / RATE;
         long start = System.nanoTime();
-        try (TaskQueue<QueueJob> queue = TaskQueue.open(client, QUEUE, Codec.json(QueueJob.class), QueueWorker.options(process))) {
-            for (int i = 0; !stopProducing && !stop; i++) {
-                QueueJob job = new QueueJob(prefix + i, i % POISON_EVERY == POISON_EVERY / 2);
-                if (job.poison()) {
-                    poisonKeys.add(job.key());
+        Duration step = Awaits.scaled(Duration.ofSeconds(30));
+        for (int i = 0; !stopProducing && !stop; i++) {
+            QueueJob job = new QueueJob(prefix + i, i % POISON_EVERY == POISON_EVERY / 2);
+            if (job.poison()) {
+                poisonKeys.add(job.key());
+            }
+            long wait = start + pace * i - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait); // pacing, not synchronization
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                History.Handle h = ctx.history().invoke(producer.name(), "enqueue", job.key());
+                producer.send("enqueue " + job.key() + " " + job.poison());
+                Optional<String> reply = producer.next(step);
+                if (reply.isEmpty()) {
+                    // No answer: a late one would be misread as the next answer, so this producer stops here.
+                    h.info(new IllegalStateException("no answer within " + step.toMillis() + " ms"));
+                    infoKeys.add(job.key());
+                    errors.add(producer.name() + " gave no answer to enqueue " + job.key() + producer.log());
+                    return;
                 }
-                long wait = start + pace * i - System.nanoTime();
-                if (wait > 0) {
-                    TimeUnit.NANOSECONDS.sleep(wait); // pacing, not synchronization
+                String[] f = reply.get().split(" ");
+                if (f[0].equals("OK") && f.length > 2 && f[1].equals(job.key())) {
+                    h.ok(f[2]);
+                    acked.put(job.key(), f[2]);
+                    break;
                 }
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (true) {
-                    History.Handle h = ctx.history().invoke(process, "enqueue", job.key());
-                    try {
-                        TaskId id = queue.enqueue(job, TaskSpec.defaults().idempotencyKey(job.key()));
-                        h.ok(id.name());
-                        acked.put(job.key(), id.name());
-                        break;
-                    } catch (ConnectionLostException | CoordTimeoutException e) {
-                        h.info(e);
-                        infoKeys.add(job.key());
-                    } catch (RuntimeException e) {
-                        h.failed(e);
-                        if (History.classify(e) != History.Outcome.INFO) {
-                            throw e;
-                        }
-                        infoKeys.add(job.key());
-                    }
-                    if (System.nanoTime() > deadline) {
-                        break; // stays indeterminate
-                    }
-                    TimeUnit.MILLISECONDS.sleep(100); // back off before retrying with the same key
+                if (!f[0].equals("INFO")) {
+                    h.fail(new IllegalStateException(reply.get()));
+                    errors.add(producer.name() + " enqueue " + job.key() + " failed: " + reply.get());
+                    break;
                 }
+                h.info(new IllegalStateException(reply.get()));
+                infoKeys.add(job.key());
+                if (System.nanoTime() > deadline) {
+                    break; // stays indeterminate
+                }
+                TimeUnit.MILLISECONDS.sleep(100); // back off before retrying with the same key
             }
         }
     }
@@ -354,7 +364,7 @@ final class QueueScenario implements Scenario {
                 try (History.FaultWindow w = ctx.history().fault("kill-busy " + victim.name() + " " + t)) {
                     killed.add(victim);
                     victim.kill9();
-                    for (WorkerLink fresh : ctx.startWorkers("queue", 1, QUEUE, RECORDS, Integer.toString(WORK_MS))) {
+                    for (WorkerLink fresh : ctx.startWorkers("queue", 1, consumerArgs())) {
                         adopt(fresh);
                     }
                 }

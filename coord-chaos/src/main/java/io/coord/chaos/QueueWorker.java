@@ -6,7 +6,9 @@ import io.coord.CoordClient;
 import io.coord.queue.ClaimLostException;
 import io.coord.queue.QueueOptions;
 import io.coord.queue.TaskClaim;
+import io.coord.queue.TaskId;
 import io.coord.queue.TaskQueue;
+import io.coord.queue.TaskSpec;
 import io.coord.queue.TaskWorker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,10 +20,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.zookeeper.CreateMode;
 
 /**
- * Worker side of the queue scenario: one consumer thread that claims a task, tells the controller,
- * "works" for a few milliseconds and completes the task together with a completion record
- * {@code {records}/{task}-{seq}} in the same transaction, so a second accepted completion of one
- * task would leave a second record.
+ * Worker side of the queue scenario, in one of two roles (argument 0).
+ *
+ * <p>{@code producer} (argument 1: queue name): enqueues on command, with the key as the
+ * idempotency key, and answers with the outcome; the controller retries an indeterminate one.
+ * <pre>
+ * C: enqueue &lt;key&gt; &lt;poison&gt;   W: OK &lt;key&gt; &lt;task&gt; | INFO &lt;key&gt; &lt;error&gt; | FAIL &lt;key&gt; &lt;error&gt;
+ * C: exit
+ * </pre>
+ *
+ * <p>{@code consumer} (arguments 1-3: queue name, records path, longest work in ms): one consumer
+ * thread that claims a task, tells the controller, "works" for a few milliseconds and completes
+ * the task together with a completion record {@code {records}/{task}-{seq}} in the same
+ * transaction, so a second accepted completion of one task would leave a second record.
  * <pre>
  * W: START &lt;task&gt; &lt;key&gt; &lt;token&gt;   claimed, about to work
  * W: HELD &lt;task&gt;                  the task is held (after C: hold) until C: go
@@ -32,8 +43,7 @@ import org.apache.zookeeper.CreateMode;
  * C: hold | go | exit
  * </pre>
  * {@code hold} makes the next task wait after {@code START} until {@code go}, so the controller
- * can kill or pause this worker while it certainly holds a task. Arguments: queue name, records
- * path, longest work in ms.
+ * can kill or pause this worker while it certainly holds a task.
  */
 final class QueueWorker implements WorkerLogic {
     /** Options both sides use: quick retries, so poison tasks reach the dead letters within the run. */
@@ -44,9 +54,42 @@ final class QueueWorker implements WorkerLogic {
 
     @Override
     public void run(WorkerContext ctx) throws InterruptedException {
-        String queueName = ctx.arg(0);
-        String records = ctx.arg(1);
-        int workMs = Integer.parseInt(ctx.arg(2));
+        if ("producer".equals(ctx.arg(0))) {
+            produce(ctx);
+        } else {
+            consume(ctx);
+        }
+    }
+
+    private static void produce(WorkerContext ctx) throws InterruptedException {
+        WorkerIo io = ctx.io();
+        try (TaskQueue<QueueJob> queue = TaskQueue.open(ctx.client(), ctx.arg(1), Codec.json(QueueJob.class), options(ctx.name()))) {
+            while (true) {
+                String cmd = io.next(Duration.ofHours(24));
+                String[] f = cmd.split(" ");
+                switch (f[0]) {
+                    case "enqueue" -> {
+                        String key = f[1];
+                        try {
+                            TaskId id = queue.enqueue(new QueueJob(key, Boolean.parseBoolean(f[2])), TaskSpec.defaults().idempotencyKey(key));
+                            io.send("OK " + key + " " + id.name());
+                        } catch (RuntimeException e) {
+                            io.send(LockWorker.outcome(e).toUpperCase(java.util.Locale.ROOT) + " " + key + " " + e.getClass().getSimpleName());
+                        }
+                    }
+                    case "exit" -> {
+                        return;
+                    }
+                    default -> io.send("FAIL - unknown-command " + cmd);
+                }
+            }
+        }
+    }
+
+    private static void consume(WorkerContext ctx) throws InterruptedException {
+        String queueName = ctx.arg(1);
+        String records = ctx.arg(2);
+        int workMs = Integer.parseInt(ctx.arg(3));
         AtomicBoolean holdNext = new AtomicBoolean();
         Semaphore go = new Semaphore(0);
         WorkerIo io = ctx.io();
