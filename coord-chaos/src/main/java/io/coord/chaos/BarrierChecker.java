@@ -22,7 +22,9 @@ import java.util.Objects;
  *       every other waiter of that phase gets {@code BROKEN} (the expected outcome) within the
  *       bound after the fault; a late arrival at the broken generation is refused.
  *   <li><b>No break without a member fault</b>: in every other round (ensemble leader kills
- *       included) every member passes.
+ *       included) every member passes, unless a member's session ended on its own during the
+ *       round (on a starved machine a 2 s session can expire): then the break is correct, if
+ *       every member of the phase got it. In no phase may some pass and others break.
  * </ul>
  */
 final class BarrierChecker {
@@ -87,19 +89,30 @@ final class BarrierChecker {
      * @param enters     the enter answers, the victim's included
      * @param leaves     the leave answers (empty if the round broke in enter)
      * @param late       answers of members sent {@code enter} only after the generation broke
+     * @param sessionLosses members (not the victim) whose session ended during the round without an injected fault
      */
-    record Round(int index, Fault fault, String victim, long faultNanos, List<Reply> enters, List<Reply> leaves, List<Reply> late) {
+    record Round(int index, Fault fault, String victim, long faultNanos, List<Reply> enters, List<Reply> leaves, List<Reply> late,
+                 List<String> sessionLosses) {
         Round {
             Objects.requireNonNull(fault, "fault");
             enters = List.copyOf(enters);
             leaves = List.copyOf(leaves);
             late = List.copyOf(late);
+            sessionLosses = List.copyOf(sessionLosses);
+        }
+
+        /** A round without spontaneous session losses. */
+        Round(int index, Fault fault, String victim, long faultNanos, List<Reply> enters, List<Reply> leaves, List<Reply> late) {
+            this(index, fault, victim, faultNanos, enters, leaves, late, List.of());
         }
     }
 
-    /** The verdict; {@code brokenAsExpected} counts the BROKEN answers that were the expected outcome. */
+    /**
+     * The verdict; {@code brokenAsExpected} counts the BROKEN answers that were the expected outcome
+     * of an injected fault, {@code brokenBySessionLoss} those explained by a session that ended on its own.
+     */
     record Verdict(int rounds, int passedRounds, long earlyEnters, long earlyLeaves, long isolation, long lateBreaks, long hung,
-                   long unexpectedBreaks, long brokenAsExpected, long slowestBreakNanos, List<String> problems) {
+                   long unexpectedBreaks, long brokenAsExpected, long brokenBySessionLoss, long slowestBreakNanos, List<String> problems) {
         Verdict {
             problems = List.copyOf(problems);
         }
@@ -118,6 +131,7 @@ final class BarrierChecker {
         long hung = 0;
         long unexpected = 0;
         long expected = 0;
+        long bySessionLoss = 0;
         long slowest = 0;
         int passed = 0;
         long lastGeneration = 0;
@@ -166,10 +180,11 @@ final class BarrierChecker {
                 }
                 continue;
             }
-            Phase enter = phase(at, "enter", r.enters(), p);
+            Phase enter = phase(at, "enter", r.enters(), !r.sessionLosses().isEmpty(), p);
             earlyEnters += enter.early();
             unexpected += enter.unexpected();
             hung += enter.hung();
+            bySessionLoss += enter.explained();
             if (!enter.allPassed()) {
                 continue;
             }
@@ -214,26 +229,30 @@ final class BarrierChecker {
                 }
                 continue;
             }
-            Phase leave = phase(at, "leave", r.leaves(), p);
+            Phase leave = phase(at, "leave", r.leaves(), !r.sessionLosses().isEmpty(), p);
             earlyLeaves += leave.early();
             unexpected += leave.unexpected();
             hung += leave.hung();
+            bySessionLoss += leave.explained();
             if (leave.allPassed()) {
                 passed++;
             }
         }
-        return new Verdict(rounds.size(), passed, earlyEnters, earlyLeaves, isolation, lateBreaks, hung, unexpected, expected, slowest, p);
+        return new Verdict(rounds.size(), passed, earlyEnters, earlyLeaves, isolation, lateBreaks, hung, unexpected, expected, bySessionLoss,
+                slowest, p);
     }
 
     /** What one phase every member had to pass came to. */
-    private record Phase(long early, long unexpected, long hung, boolean allPassed) {
+    private record Phase(long early, long unexpected, long hung, long explained, boolean allPassed) {
     }
 
     /**
      * A phase every member must pass: checks the order (controller times and marker zxids) and
-     * that everyone passed; problems are added to {@code p}.
+     * that everyone passed; problems are added to {@code p}. If {@code sessionLost}, a phase in
+     * which every member got BROKEN is explained (a member's seat went with its session), not
+     * unexpected.
      */
-    private static Phase phase(String at, String phase, List<Reply> replies, List<String> p) {
+    private static Phase phase(String at, String phase, List<Reply> replies, boolean sessionLost, List<String> p) {
         long early = 0;
         long unexpected = 0;
         long hung = 0;
@@ -245,6 +264,10 @@ final class BarrierChecker {
                 maxFirst = Math.max(maxFirst, r.first());
             }
         }
+        if (sessionLost && !replies.isEmpty() && replies.stream().allMatch(r -> r.kind() == Kind.BROKEN)) {
+            return new Phase(0, 0, 0, replies.size(), false);
+        }
+        boolean somePassed = replies.stream().anyMatch(r -> r.kind() == Kind.PASSED);
         for (Reply r : replies) {
             if (r.kind() != Kind.PASSED) {
                 if (r.kind() == Kind.NONE) {
@@ -252,8 +275,8 @@ final class BarrierChecker {
                 } else {
                     unexpected++;
                 }
-                p.add(at + ": " + r.member() + " did not pass " + phase + " in a round without a member fault: "
-                        + (r.kind() == Kind.NONE ? "no answer" : r.text()));
+                p.add(at + ": " + r.member() + " did not pass " + phase + (somePassed ? " while others did" : "")
+                        + " in a round without a member fault: " + (r.kind() == Kind.NONE ? "no answer" : r.text()));
                 continue;
             }
             boolean beforeLastInvoke = r.replyNanos() < lastInvoke;
@@ -271,6 +294,6 @@ final class BarrierChecker {
                 early++;
             }
         }
-        return new Phase(early, unexpected, hung, !replies.isEmpty() && unexpected == 0 && hung == 0);
+        return new Phase(early, unexpected, hung, 0, !replies.isEmpty() && unexpected == 0 && hung == 0);
     }
 }

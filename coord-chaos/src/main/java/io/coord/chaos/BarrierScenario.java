@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -165,6 +166,7 @@ final class BarrierScenario implements Scenario {
         d.put("late-breaks", v.lateBreaks());
         d.put("hung", v.hung());
         d.put("broken-as-expected", v.brokenAsExpected());
+        d.put("broken-by-session-loss", v.brokenBySessionLoss());
         d.put("slowest-break-ms", v.slowestBreakNanos() / 1_000_000);
         d.put("break-bound-ms", bound / 1_000_000);
         return new ChaosResult(ctx.name(), false, h.counts().ok(), faults.scheduled(), faults.applied(), v.violations(), 0, stuck,
@@ -211,15 +213,45 @@ final class BarrierScenario implements Scenario {
                 && r.leaves().stream().allMatch(e -> e.kind() == Kind.PASSED);
     }
 
-    /** Everyone enters, then everyone leaves. */
-    private BarrierChecker.Round plainRound(int round) {
+    /**
+     * Everyone enters, then everyone leaves. If the round did not pass, the members whose session
+     * ended on its own meanwhile (a new session reported within the session timeout plus 2 s) are
+     * recorded with it: they explain a break.
+     */
+    private BarrierChecker.Round plainRound(int round) throws InterruptedException {
         List<Member> all = List.copyOf(members);
+        Map<String, Long> sessions = sessions(all);
         List<Reply> enters = collect(all, send(all, "enter"), "enter", deadlineAfter(TIMEOUT.plusSeconds(10)));
         List<Reply> leaves = List.of();
         if (enters.stream().allMatch(e -> e.kind() == Kind.PASSED)) {
             leaves = collect(all, send(all, "leave"), "leave", deadlineAfter(TIMEOUT.plusSeconds(10)));
         }
-        return new BarrierChecker.Round(round, Fault.NONE, null, 0, enters, leaves, List.of());
+        BarrierChecker.Round r = new BarrierChecker.Round(round, Fault.NONE, null, 0, enters, leaves, List.of());
+        if (allPassed(r)) {
+            return r;
+        }
+        long deadline = System.nanoTime() + ctx.negotiatedSession().plusSeconds(2).toNanos();
+        List<String> lost = List.of();
+        while (lost.isEmpty() && System.nanoTime() < deadline) {
+            Map<String, Long> now = sessions(all);
+            lost = all.stream().map(Member::name).filter(n -> !Objects.equals(sessions.get(n), now.get(n))).toList();
+            if (lost.isEmpty()) {
+                TimeUnit.MILLISECONDS.sleep(50); // polling the members' session reports, bounded by the deadline
+            }
+        }
+        if (!lost.isEmpty()) {
+            ctx.out().println("CHAOS-NOTE barrier round " + round + ": session(s) ended without an injected fault: " + lost);
+        }
+        return new BarrierChecker.Round(round, Fault.NONE, null, 0, enters, leaves, List.of(), lost);
+    }
+
+    /** Each member's session id as it last reported it. */
+    private static Map<String, Long> sessions(List<Member> of) {
+        Map<String, Long> out = new HashMap<>();
+        for (Member m : of) {
+            out.put(m.name(), m.link().session().map(WorkerLink.SessionInfo::id).orElse(0L));
+        }
+        return out;
     }
 
     /**

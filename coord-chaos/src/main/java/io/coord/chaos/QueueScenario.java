@@ -31,9 +31,9 @@ import org.apache.zookeeper.data.Stat;
  * (both {@link QueueWorker}) claim, report and complete them. Faults: a consumer killed (kill -9)
  * while it certainly holds a task ({@link FaultKind#KILL_BUSY}), a consumer paused past its
  * session while it holds one ({@link FaultKind#PAUSE_BUSY}: when it wakes up, its completion must
- * be refused), a kill of the ensemble's leader, and a cut-off of any worker, producer or consumer. {@link QueueChecker} then checks completion exactly once, nothing lost,
- * only poison tasks dead-lettered, every extra execution explained by a fault, and the stale
- * claimant refused.
+ * be refused), a kill of the ensemble's leader, and a cut-off of any worker, producer or
+ * consumer. {@link QueueChecker} then checks completion exactly once, nothing lost, only poison
+ * tasks dead-lettered, every extra execution explained by a fault, and the stale claimant refused.
  *
  * <p>History: {@code enqueue} (ok with the task id, info when indeterminate) and {@code execute}
  * (invoked when a worker reports START, ok at DONE, fail at LOST or a poison failure, left

@@ -101,4 +101,16 @@ class BarrierCheckerTest {
         assertEquals(1, v.unexpectedBreaks(), v.problems().toString());
         assertEquals(0, v.passedRounds());
     }
+
+    @Test
+    void aBreakOfEveryMemberIsExplainedByASessionThatEndedOnItsOwnButAMixedOutcomeNever() {
+        Round r = plain(0, 1, 0);
+        List<Reply> allBroken = List.of(broken("a", 20, 2_000), broken("b", 21, 2_000), broken("c", 22, 2_100));
+        Verdict explained = BarrierChecker.check(List.of(new Round(0, Fault.NONE, null, 0, r.enters(), allBroken, List.of(), List.of("b"))), BOUND);
+        assertEquals(0, explained.violations(), explained.problems().toString());
+        assertEquals(3, explained.brokenBySessionLoss());
+        List<Reply> mixed = List.of(r.leaves().get(0), broken("b", 21, 2_000), broken("c", 22, 2_100));
+        Verdict notExplained = BarrierChecker.check(List.of(new Round(0, Fault.NONE, null, 0, r.enters(), mixed, List.of(), List.of("b"))), BOUND);
+        assertEquals(2, notExplained.unexpectedBreaks(), notExplained.problems().toString());
+    }
 }
