@@ -121,6 +121,16 @@ public final class ChaosContext implements AutoCloseable {
         return started;
     }
 
+    /**
+     * Waits (at most 60 s, scaled) until the workload has made its first acknowledged operation,
+     * so the fault-free warm-up that sets the throughput floor measures a running workload, not
+     * JVM start-up.
+     */
+    public void awaitFirstAck() {
+        Awaits.until(name + "'s first acknowledged operation", Duration.ofSeconds(60),
+                () -> history.counts().ok() > 0);
+    }
+
     /** Every worker started so far. */
     public List<WorkerLink> workers() {
         return List.copyOf(workers);

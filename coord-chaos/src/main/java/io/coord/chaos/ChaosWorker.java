@@ -63,6 +63,8 @@ public final class ChaosWorker {
             if (id != 0) {
                 io.send("SESSION " + Long.toHexString(id) + " " + HexFormat.of().formatHex(zk.getSessionPasswd()));
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (Exception e) {
             // no handle right now: the next session report will come with the next session
         }

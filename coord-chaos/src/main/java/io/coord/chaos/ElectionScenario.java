@@ -80,7 +80,7 @@ final class ElectionScenario implements Scenario {
                 t.start();
                 drivers.add(t);
             }
-            Awaits.until("a first leader's write", Duration.ofSeconds(30), () -> lastWriter() != null);
+            ctx.awaitFirstAck();
             FaultRunner faults = ctx.startFaults(plan, this::pauseLeader);
             Awaits.hold(ctx.length());
             boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));

@@ -45,7 +45,7 @@ final class ElectionWorker implements WorkerLogic {
             } finally {
                 try {
                     reg.close();
-                } catch (Exception e) {
+                } catch (RuntimeException e) {
                     // closing the election below resigns anyway
                 }
             }

@@ -111,6 +111,7 @@ final class LockScenario implements Scenario {
                 t.start();
                 drivers.add(t);
             }
+            ctx.awaitFirstAck();
             FaultRunner faults = ctx.startFaults(plan, this::pauseHolder);
             Awaits.hold(ctx.length());
             boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));

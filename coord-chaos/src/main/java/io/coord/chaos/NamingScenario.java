@@ -58,6 +58,7 @@ final class NamingScenario implements Scenario {
             t.start();
             drivers.add(t);
         }
+        ctx.awaitFirstAck();
         FaultRunner faults = ctx.startFaults(plan, null);
         Awaits.hold(ctx.length());
         boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));
