@@ -90,7 +90,8 @@ final class BarrierScenario implements Scenario {
         FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
         ctx.out().println("CHAOS-PLAN barrier " + plan);
         try {
-            return List.of(runWith(plan, counts.get(FaultKind.KILL_BUSY)));
+            // At most two spares: a long run's many kills must not start a crowd of JVMs at once.
+            return List.of(runWith(plan, Math.min(2, counts.get(FaultKind.KILL_BUSY))));
         } finally {
             stop = true;
             for (Member m : members) {
@@ -102,8 +103,8 @@ final class BarrierScenario implements Scenario {
         }
     }
 
-    private ChaosResult runWith(FaultPlan plan, int kills) throws InterruptedException {
-        for (WorkerLink w : ctx.startWorkers("barrier", MEMBERS + kills, args())) {
+    private ChaosResult runWith(FaultPlan plan, int spareCount) throws InterruptedException {
+        for (WorkerLink w : ctx.startWorkers("barrier", MEMBERS + spareCount, args())) {
             (members.size() < MEMBERS ? members : spares).add(adopt(w));
         }
         List<BarrierChecker.Round> rounds = new ArrayList<>();
