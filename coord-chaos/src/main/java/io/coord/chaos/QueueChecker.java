@@ -23,7 +23,10 @@ import java.util.TreeMap;
  *   <li><b>Nothing invented</b>: every record and dead letter names a key some producer enqueued.
  *   <li><b>One task per key</b>: a key enqueued with no indeterminate attempt has at most one
  *       completed task. (A retry after an indeterminate enqueue may add a second task once the
- *       first has already completed, since a key only guards pending and processing tasks.)
+ *       first has already completed, since a key only guards pending and processing tasks. The
+ *       same happens, unseen by the caller, if the client library retries an enqueue whose reply
+ *       was lost after the task was already completed: one acknowledged enqueue, two executions.
+ *       That breaks the caller's exactly-once, so it counts here.)
  *   <li><b>Extra executions explained</b>: a task started more often than its allowance (1, or
  *       {@code maxRetries + 1} for poison) must have been interrupted by an injected fault: the
  *       controller killed or paused its worker mid-task, or a worker reported its claim lost.

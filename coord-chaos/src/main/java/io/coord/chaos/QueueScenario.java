@@ -127,7 +127,9 @@ final class QueueScenario implements Scenario {
         counts.put(FaultKind.KILL_BUSY, p.scale(1));
         counts.put(FaultKind.PAUSE_BUSY, p.scale(1));
         counts.put(FaultKind.KILL_ZK_LEADER, p.scale(1));
-        counts.put(FaultKind.CUT, p.scale(1));
+        // A cut-off can hit a producer mid-enqueue (see QueueChecker's one-task-per-key rule);
+        // -Dcoord.chaos.queue.cut=false leaves cut-offs out of the schedule.
+        counts.put(FaultKind.CUT, Boolean.parseBoolean(System.getProperty("coord.chaos.queue.cut", "true")) ? p.scale(1) : 0);
         FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
         ctx.out().println("CHAOS-PLAN queue " + plan);
         try {
@@ -205,7 +207,11 @@ final class QueueScenario implements Scenario {
         stuck += ctx.workers().stream().filter(w -> producerLinks.contains(w) && !w.isAlive()).count();
         String tasksPath = "/queues/" + QUEUE + "/tasks";
         long drainStart = System.nanoTime();
-        boolean drained = book.await(Duration.ofSeconds(60), () -> children(curator, tasksPath) == 0);
+        long drainDeadline = drainStart + Awaits.scaled(Duration.ofSeconds(60)).toNanos();
+        boolean drained;
+        while (!(drained = children(curator, tasksPath) == 0) && System.nanoTime() < drainDeadline) {
+            TimeUnit.MILLISECONDS.sleep(50); // polling the queue, bounded by the deadline
+        }
         long drainMs = (System.nanoTime() - drainStart) / 1_000_000;
         stuck += workers.stream().filter(w -> !w.isAlive() && !killed.contains(w)).count();
         return check(faults, acked, infoKeys, poisonKeys, stuck, drained, drainMs);
