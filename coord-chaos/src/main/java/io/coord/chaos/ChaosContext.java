@@ -106,7 +106,8 @@ public final class ChaosContext implements AutoCloseable {
         List<WorkerLink> started = new ArrayList<>();
         for (int i = 1; i <= count; i++) {
             // numbered across calls, so a replacement for a killed worker gets a name of its own
-            WorkerLink w = WorkerLink.start(kind, kind + "-" + (workers.size() + 1), ensemble.connectString(), namespace(), requestedSession, args);
+            String workerName = kind + "-" + (workers.size() + 1);
+            WorkerLink w = WorkerLink.start(kind, workerName, ensemble.connectString(), namespace(), requestedSession, args);
             workers.add(w);
             started.add(w);
         }
