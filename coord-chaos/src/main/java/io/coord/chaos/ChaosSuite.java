@@ -1,0 +1,113 @@
+package io.coord.chaos;
+
+import io.coord.test.Awaits;
+import io.coord.test.ForkedEnsemble;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs scenarios against one forked 3-server ensemble (ZooKeeper's own {@code QuorumPeerMain} in
+ * child JVMs on loopback), one after the other, each in its own namespace, healing the ensemble
+ * between them. Prints the seed first, then each scenario's {@code CHAOS} line and
+ * {@code CHAOS-DETAIL} line.
+ */
+public final class ChaosSuite {
+    /** Session timeout every worker requests (and must negotiate). */
+    public static final Duration SESSION = Duration.ofSeconds(2);
+
+    private ChaosSuite() {
+    }
+
+    /** What a scenario gets from the suite: its profile and fresh contexts on the shared ensemble. */
+    public static final class Run {
+        private final ForkedEnsemble ensemble;
+        private final Profile profile;
+        private final long seed;
+        private final PrintWriter out;
+        private final List<ChaosContext> contexts = new ArrayList<>();
+
+        private Run(ForkedEnsemble ensemble, Profile profile, long seed, PrintWriter out) {
+            this.ensemble = ensemble;
+            this.profile = profile;
+            this.seed = seed;
+            this.out = out;
+        }
+
+        public Profile profile() {
+            return profile;
+        }
+
+        public long seed() {
+            return seed;
+        }
+
+        /** A new context named {@code name} (its result line's name); the suite closes it. */
+        public ChaosContext context(String name) throws InterruptedException {
+            heal(ensemble);
+            ChaosContext c = new ChaosContext(name, ensemble, seed, profile.perScenario(), SESSION, out);
+            contexts.add(c);
+            return c;
+        }
+
+        private void closeAll() {
+            for (ChaosContext c : contexts) {
+                c.close();
+            }
+            contexts.clear();
+        }
+    }
+
+    /**
+     * Runs the scenarios {@code names} (all if empty) and returns every result. Whatever it
+     * started is stopped before it returns or throws.
+     */
+    public static List<ChaosResult> run(List<String> names, Profile profile, long seed, PrintWriter out) throws InterruptedException {
+        List<String> chosen = names.isEmpty() ? Scenarios.names() : names;
+        for (String n : chosen) {
+            Scenarios.entry(n); // fail on an unknown name before starting anything
+        }
+        out.println("CHAOS-SEED " + seed + " profile=" + profile.name() + " per-scenario=" + profile.perScenario().toSeconds() + "s"
+                + " scenarios=" + String.join(",", chosen));
+        List<ChaosResult> results = new ArrayList<>();
+        try (ForkedEnsemble ensemble = ForkedEnsemble.start(3, false)) {
+            for (String n : chosen) {
+                Run run = new Run(ensemble, profile, seed, out);
+                long t0 = System.nanoTime();
+                try {
+                    for (ChaosResult r : Scenarios.entry(n).controller().get().run(run)) {
+                        out.println(r.line());
+                        out.println(r.detailLine());
+                        results.add(r);
+                    }
+                } catch (RuntimeException | AssertionError e) {
+                    // One broken scenario must not hide the others' results: it fails as an error.
+                    ChaosResult r = ChaosResult.error(n, e);
+                    out.println(r.line());
+                    out.println(r.detailLine());
+                    e.printStackTrace(out);
+                    results.add(r);
+                } finally {
+                    run.closeAll();
+                }
+                out.printf("CHAOS-TIME %s %.1fs%n", n, (System.nanoTime() - t0) / 1e9);
+            }
+        }
+        return results;
+    }
+
+    /** Restarts any killed member and waits until all three serve and a leader is elected. */
+    static void heal(ForkedEnsemble ensemble) {
+        for (int i = 0; i < ensemble.size(); i++) {
+            if (ensemble.process(i) == null) {
+                ensemble.restart(i);
+            }
+        }
+        ensemble.awaitLeader(Awaits.scaled(Duration.ofSeconds(60)).toMillis());
+        for (int i = 0; i < ensemble.size(); i++) {
+            final int m = i;
+            Awaits.until("member " + m + " serving", Duration.ofSeconds(60), () -> ensemble.mode(m).isPresent());
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package io.coord.chaos;
+
+import io.coord.CoordClient;
+import io.coord.Registration;
+import io.coord.election.Election;
+import io.coord.election.ElectionOptions;
+import io.coord.election.Leadership;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Worker side of the election scenario: a candidate that, while it leads, writes to the
+ * controller's fenced resource with its epoch every 20 ms, and requeues after losing.
+ * <pre>
+ * W: LEADING &lt;epoch&gt;                  when a leadership starts
+ * W: WRITE &lt;epoch&gt; &lt;n&gt;                 C: ACCEPTED &lt;n&gt; | REJECTED &lt;n&gt;
+ * W: HELD-CHECK yes|no|unknown          after a refusal: is our node still ours? then it resigns
+ * C: exit                               closes the election and ends the worker
+ * </pre>
+ * The main thread is the only reader of the controller's lines; it hands replies to the leader
+ * task, which matches them by number (a reply to a write the task was interrupted in is dropped).
+ */
+final class ElectionWorker implements WorkerLogic {
+    private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
+    private final AtomicLong writes = new AtomicLong();
+
+    @Override
+    public void run(WorkerContext ctx) throws InterruptedException {
+        WorkerIo io = ctx.io();
+        try (Election election = Election.open(ctx.client(), "chaos",
+                ElectionOptions.builder().participantId(ctx.name()).requeue(true).build())) {
+            Registration reg = election.lead(l -> lead(ctx, l));
+            try {
+                while (true) {
+                    String line = io.next(Duration.ofHours(24));
+                    if (line.equals("exit")) {
+                        return;
+                    }
+                    replies.add(line);
+                }
+            } finally {
+                try {
+                    reg.close();
+                } catch (RuntimeException e) {
+                    // closing the election below resigns anyway
+                }
+            }
+        }
+    }
+
+    private void lead(WorkerContext ctx, Leadership leadership) throws InterruptedException {
+        WorkerIo io = ctx.io();
+        long epoch = leadership.epoch().value();
+        io.send("LEADING " + epoch);
+        while (true) {
+            leadership.checkValid(); // UNCERTAIN or LOST: start no new protected work
+            long n = writes.incrementAndGet();
+            io.send("WRITE " + epoch + " " + n);
+            String reply = awaitReply(n);
+            if (reply.startsWith("REJECTED")) {
+                io.send("HELD-CHECK " + stillOurs(ctx.client(), leadership));
+                return; // resign; requeue joins again
+            }
+            Thread.sleep(20); // pacing of the leader's work, not a synchronization
+        }
+    }
+
+    private String awaitReply(long n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (true) {
+            String r = replies.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (r == null) {
+                throw new IllegalStateException("no answer from the controller to write " + n);
+            }
+            if (r.endsWith(" " + n)) {
+                return r;
+            }
+        }
+    }
+
+    private static String stillOurs(CoordClient client, Leadership leadership) throws InterruptedException {
+        try {
+            Stat s = client.curator().checkExists().forPath(leadership.node().value());
+            long session = client.curator().getZookeeperClient().getZooKeeper().getSessionId();
+            return s != null && s.getEphemeralOwner() == session ? "yes" : "no";
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+}

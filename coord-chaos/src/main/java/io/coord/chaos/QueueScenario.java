@@ -1,0 +1,440 @@
+package io.coord.chaos;
+
+import io.coord.Codec;
+import io.coord.CoordClient;
+import io.coord.queue.Task;
+import io.coord.queue.TaskQueue;
+import io.coord.test.Awaits;
+import io.coord.test.History;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Chaos scenario "queue": producer JVMs enqueue tasks with idempotency keys on the controller's
+ * command (the controller retries an indeterminate enqueue with the same key) while consumer JVMs
+ * (both {@link QueueWorker}) claim, report and complete them. Faults: a consumer killed (kill -9)
+ * while it certainly holds a task ({@link FaultKind#KILL_BUSY}), a consumer paused past its
+ * session while it holds one ({@link FaultKind#PAUSE_BUSY}: when it wakes up, its completion must
+ * be refused), a kill of the ensemble's leader, and a cut-off of any worker, producer or
+ * consumer. {@link QueueChecker} then checks completion exactly once, nothing lost, only poison
+ * tasks dead-lettered, every extra execution explained by a fault, and the stale claimant refused.
+ *
+ * <p>History: {@code enqueue} (ok with the task id, info when indeterminate) and {@code execute}
+ * (invoked when a worker reports START, ok at DONE, fail at LOST or a poison failure, left
+ * pending when its worker was killed).
+ */
+final class QueueScenario implements Scenario {
+    static final int MAX_RETRIES = 2;
+    private static final String QUEUE = "jobs";
+    private static final String RECORDS = "/records";
+    private static final int CONSUMERS = 3;
+    private static final int PRODUCERS = 2;
+    /** Enqueues per second, all producers together. */
+    private static final int RATE = 15;
+    /** One task in this many is poison. */
+    private static final int POISON_EVERY = 100;
+    private static final int WORK_MS = 10;
+
+    private ChaosContext ctx;
+    private final Book book = new Book();
+    private final List<WorkerLink> workers = new CopyOnWriteArrayList<>();
+    private final List<Thread> pumps = new CopyOnWriteArrayList<>();
+    private final Set<WorkerLink> killed = ConcurrentHashMap.newKeySet();
+    private final AtomicLong staleExpected = new AtomicLong();
+    private final AtomicLong staleRejected = new AtomicLong();
+    private final AtomicLong staleAccepted = new AtomicLong();
+    private volatile boolean stop;
+    private volatile boolean stopProducing;
+
+    @Override
+    public String name() {
+        return "queue";
+    }
+
+    /** What the workers told the controller. Guarded by itself. */
+    private final class Book {
+        final Map<String, Integer> starts = new HashMap<>();
+        final Map<String, String> lastStartBy = new HashMap<>();
+        final Set<String> interrupted = new HashSet<>();
+        final Map<String, String> held = new HashMap<>();
+        final Map<String, String> outcomes = new HashMap<>(); // "worker task" -> DONE / LOST
+        final Map<String, History.Handle> executing = new HashMap<>(); // "worker task" -> its execute op
+        final List<String> errors = new ArrayList<>();
+        long done;
+
+        synchronized void line(String worker, String line) {
+            String[] f = line.split(" ");
+            String key = f.length > 1 ? worker + " " + f[1] : worker;
+            switch (f[0]) {
+                case "START" -> {
+                    starts.merge(f[1], 1, Integer::sum);
+                    lastStartBy.put(f[1], worker);
+                    executing.put(key, ctx.history().invoke(worker, "execute", f[1]));
+                }
+                case "HELD" -> held.put(worker, f[1]);
+                case "DONE" -> {
+                    done++;
+                    outcomes.put(key, "DONE");
+                    Optional.ofNullable(executing.remove(key)).ifPresent(h -> h.ok(f[1]));
+                }
+                case "LOST" -> {
+                    interrupted.add(f[1]);
+                    outcomes.put(key, "LOST");
+                    Optional.ofNullable(executing.remove(key)).ifPresent(h -> h.fail(new IllegalStateException("claim lost")));
+                }
+                case "FAILED" -> Optional.ofNullable(executing.remove(key))
+                        .ifPresent(h -> h.fail(new IllegalStateException("poison task")));
+                default -> errors.add(worker + ": " + line);
+            }
+            notifyAll();
+        }
+
+        /** Waits (bounded) until {@code condition} holds; false on timeout. */
+        synchronized boolean await(Duration timeout, BooleanSupplier condition) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (!condition.getAsBoolean()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(this, Math.min(left, TimeUnit.MILLISECONDS.toNanos(200)));
+            }
+            return true;
+        }
+    }
+
+    @Override
+    public List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException {
+        ctx = run.context("queue");
+        Profile p = run.profile();
+        Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
+        counts.put(FaultKind.KILL_BUSY, p.scale(1));
+        counts.put(FaultKind.PAUSE_BUSY, p.scale(1));
+        counts.put(FaultKind.KILL_ZK_LEADER, p.scale(1));
+        // A cut-off can hit a producer mid-enqueue (see QueueChecker's one-task-per-key rule);
+        // -Dcoord.chaos.queue.cut=false leaves cut-offs out of the schedule.
+        counts.put(FaultKind.CUT, Boolean.parseBoolean(System.getProperty("coord.chaos.queue.cut", "true")) ? p.scale(1) : 0);
+        FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
+        ctx.out().println("CHAOS-PLAN queue " + plan);
+        try {
+            return List.of(runWith(plan));
+        } finally {
+            stop = true;
+            for (Thread t : pumps) {
+                t.join(2_000);
+            }
+        }
+    }
+
+    private ChaosResult runWith(FaultPlan plan) throws InterruptedException {
+        CoordClient admin = ctx.client();
+        try {
+            admin.curator().create().creatingParentsIfNeeded().forPath(RECORDS);
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("could not create " + RECORDS + " in " + ctx.namespace(), e);
+        }
+        for (WorkerLink w : ctx.startWorkers("queue", CONSUMERS, consumerArgs())) {
+            adopt(w);
+        }
+
+        // Producers: keys k{producer}-{i}, one in POISON_EVERY poison, until the fault schedule is done.
+        Set<String> poisonKeys = ConcurrentHashMap.newKeySet();
+        Map<String, String> acked = new ConcurrentHashMap<>();
+        Set<String> infoKeys = ConcurrentHashMap.newKeySet();
+        List<Thread> producers = new ArrayList<>();
+        List<String> producerErrors = new CopyOnWriteArrayList<>();
+        List<WorkerLink> producerLinks = ctx.startWorkers("queue", PRODUCERS, "producer", QUEUE);
+        for (int i = 0; i < producerLinks.size(); i++) {
+            WorkerLink producer = producerLinks.get(i);
+            String prefix = "k" + i + "-";
+            Thread t = new Thread(() -> {
+                try {
+                    produce(producer, prefix, poisonKeys, acked, infoKeys, producerErrors);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (RuntimeException e) {
+                    producerErrors.add(producer.name() + ": " + e);
+                }
+            }, "chaos-queue-drive-" + producer.name());
+            t.setDaemon(true);
+            t.start();
+            producers.add(t);
+        }
+
+        // Faults start once the workload runs: the warm-up rate (the floor's reference) needs acknowledgements.
+        if (!book.await(Awaits.scaled(Duration.ofSeconds(30)), () -> book.done >= 5)) {
+            ctx.out().println("CHAOS-NOTE queue the workload made no progress within 30 s before the faults");
+        }
+        FaultRunner faults = ctx.startFaults(plan, this::applyBusyFault);
+        Awaits.hold(ctx.length());
+        boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));
+        stopProducing = true;
+        long stuck = 0;
+        for (Thread t : producers) {
+            t.join(Awaits.scaled(Duration.ofSeconds(90)).toMillis());
+            if (t.isAlive()) {
+                stuck++;
+                t.interrupt();
+            }
+        }
+        if (!finished) {
+            ctx.out().println("CHAOS-NOTE queue the fault schedule did not finish in time");
+        }
+        faults.notes().forEach(n -> ctx.out().println("CHAOS-NOTE queue " + n));
+        producerErrors.forEach(n -> ctx.out().println("CHAOS-NOTE queue producer failed: " + n));
+        stuck += producerErrors.size();
+
+        // Drain: every task completed or dead-lettered (bounded).
+        CuratorFramework curator = admin.curator();
+        stuck += ctx.workers().stream().filter(w -> producerLinks.contains(w) && !w.isAlive()).count();
+        String tasksPath = "/queues/" + QUEUE + "/tasks";
+        long drainStart = System.nanoTime();
+        long drainDeadline = drainStart + Awaits.scaled(Duration.ofSeconds(60)).toNanos();
+        boolean drained;
+        while (!(drained = children(curator, tasksPath) == 0) && System.nanoTime() < drainDeadline) {
+            TimeUnit.MILLISECONDS.sleep(50); // polling the queue, bounded by the deadline
+        }
+        long drainMs = (System.nanoTime() - drainStart) / 1_000_000;
+        stuck += workers.stream().filter(w -> !w.isAlive() && !killed.contains(w)).count();
+        return check(faults, acked, infoKeys, poisonKeys, stuck, drained, drainMs);
+    }
+
+    private ChaosResult check(FaultRunner faults, Map<String, String> acked, Set<String> infoKeys, Set<String> poisonKeys,
+                              long stuck, boolean drained, long drainMs) throws InterruptedException {
+        CuratorFramework curator = ctx.client().curator();
+        List<QueueChecker.Completion> completions = new ArrayList<>();
+        List<QueueChecker.Dead> dead = new ArrayList<>();
+        List<String> remaining = new ArrayList<>();
+        try {
+            for (String r : curator.getChildren().forPath(RECORDS)) {
+                String[] data = new String(curator.getData().forPath(RECORDS + "/" + r), StandardCharsets.UTF_8).split(" ");
+                completions.add(new QueueChecker.Completion(r.substring(0, r.lastIndexOf('-')), data[0], Long.parseLong(data[1])));
+            }
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("could not read the completion records in " + ctx.namespace(), e);
+        }
+        try (TaskQueue<QueueJob> queue = TaskQueue.open(ctx.client(), QUEUE, Codec.json(QueueJob.class), QueueWorker.options("controller"))) {
+            for (Task<QueueJob> t : queue.deadLetters()) {
+                dead.add(new QueueChecker.Dead(t.id().name(), t.payload().key(), t.attempts()));
+            }
+            for (Task<QueueJob> t : queue.tasks()) {
+                remaining.add(t.id().name());
+            }
+        }
+        QueueChecker.Verdict v;
+        synchronized (book) {
+            v = QueueChecker.check(new QueueChecker.Evidence(acked, infoKeys, poisonKeys, completions, dead, remaining, book.starts,
+                    book.interrupted, (int) staleExpected.get(), (int) staleRejected.get(), (int) staleAccepted.get(), MAX_RETRIES));
+            stuck += book.errors.size();
+            book.errors.forEach(e -> ctx.out().println("CHAOS-NOTE queue worker said: " + e));
+        }
+        v.problems().forEach(pr -> ctx.out().println("CHAOS-NOTE queue " + pr));
+        History h = ctx.history();
+        ctx.out().println("CHAOS-TIMELINE queue " + Progress.timeline(h));
+        History.Counts enq = h.counts("enqueue");
+        History.Counts exe = h.counts("execute");
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("enqueued", enq.ok());
+        d.put("enqueue-info", enq.info());
+        d.put("completed", v.completed());
+        d.put("duplicate-completions", v.duplicateCompletions());
+        d.put("dead-lettered", dead.size());
+        d.put("wrongly-dead", v.wronglyDead());
+        d.put("extra-executions", v.extraExecutions());
+        d.put("unexplained-executions", v.unexplainedExecutions());
+        d.put("stale-rejected", staleRejected.get());
+        d.put("stale-accepted", v.staleAccepted());
+        d.put("drained", drained);
+        d.put("drain-ms", drainMs);
+        long violations = v.violations() + (drained ? 0 : 1);
+        return new ChaosResult(ctx.name(), false, enq.ok() + exe.ok(), faults.scheduled(), faults.applied(), violations, v.lost(), stuck,
+                Progress.of(h, ChaosContext.SETTLE), d);
+    }
+
+    private static String[] consumerArgs() {
+        return new String[] {"consumer", QUEUE, RECORDS, Integer.toString(WORK_MS)};
+    }
+
+    /**
+     * Drives one producer: tasks with keys {@code prefix0, prefix1, ...} at its share of
+     * {@link #RATE} until told to stop. Each enqueue is recorded before the command goes out; an
+     * indeterminate one is retried with the same key.
+     */
+    private void produce(WorkerLink producer, String prefix, Set<String> poisonKeys, Map<String, String> acked, Set<String> infoKeys,
+                         List<String> errors) throws InterruptedException {
+        long pace = TimeUnit.SECONDS.toNanos(1) * PRODUCERS / RATE;
+        long start = System.nanoTime();
+        Duration step = Awaits.scaled(Duration.ofSeconds(30));
+        for (int i = 0; !stopProducing && !stop; i++) {
+            QueueJob job = new QueueJob(prefix + i, i % POISON_EVERY == POISON_EVERY / 2);
+            if (job.poison()) {
+                poisonKeys.add(job.key());
+            }
+            long wait = start + pace * i - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait); // pacing, not synchronization
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                History.Handle h = ctx.history().invoke(producer.name(), "enqueue", job.key());
+                producer.send("enqueue " + job.key() + " " + job.poison());
+                Optional<String> reply = producer.next(step);
+                if (reply.isEmpty()) {
+                    // No answer: a late one would be misread as the next answer, so this producer stops here.
+                    h.info(new IllegalStateException("no answer within " + step.toMillis() + " ms"));
+                    infoKeys.add(job.key());
+                    errors.add(producer.name() + " gave no answer to enqueue " + job.key() + producer.log());
+                    return;
+                }
+                String[] f = reply.get().split(" ");
+                if (f[0].equals("OK") && f.length > 2 && f[1].equals(job.key())) {
+                    h.ok(f[2]);
+                    acked.put(job.key(), f[2]);
+                    break;
+                }
+                if (!f[0].equals("INFO")) {
+                    h.fail(new IllegalStateException(reply.get()));
+                    errors.add(producer.name() + " enqueue " + job.key() + " failed: " + reply.get());
+                    break;
+                }
+                h.info(new IllegalStateException(reply.get()));
+                infoKeys.add(job.key());
+                if (System.nanoTime() > deadline) {
+                    break; // stays indeterminate
+                }
+                TimeUnit.MILLISECONDS.sleep(100); // back off before retrying with the same key
+            }
+        }
+    }
+
+    /** Reads a worker's lines into the book until the run ends or the worker does. */
+    private void adopt(WorkerLink w) {
+        workers.add(w);
+        Thread t = new Thread(() -> {
+            try {
+                while (!stop) {
+                    Optional<String> line = w.next(Duration.ofMillis(200));
+                    if (line.isPresent()) {
+                        book.line(w.name(), line.get());
+                    } else if (!w.isAlive()) {
+                        return;
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "chaos-queue-pump-" + w.name());
+        t.setDaemon(true);
+        t.start();
+        pumps.add(t);
+    }
+
+    /** The hook for {@link FaultKind#KILL_BUSY} and {@link FaultKind#PAUSE_BUSY}. */
+    private boolean applyBusyFault(FaultPlan.Fault fault, Duration bound) throws InterruptedException {
+        List<WorkerLink> live = workers.stream().filter(w -> w.isAlive() && !w.isPaused()).toList();
+        if (live.isEmpty()) {
+            return false;
+        }
+        WorkerLink victim = live.get(fault.pick() % live.size());
+        Optional<String> task = holdTask(victim);
+        if (task.isEmpty()) {
+            ctx.out().println("CHAOS-NOTE queue " + victim.name() + " never held a task within 20 s");
+            return false;
+        }
+        String t = task.get();
+        synchronized (book) {
+            book.interrupted.add(t);
+        }
+        return switch (fault.kind()) {
+            case KILL_BUSY -> {
+                try (History.FaultWindow w = ctx.history().fault("kill-busy " + victim.name() + " " + t)) {
+                    killed.add(victim);
+                    victim.kill9();
+                    for (WorkerLink fresh : ctx.startWorkers("queue", 1, consumerArgs())) {
+                        adopt(fresh);
+                    }
+                }
+                yield true;
+            }
+            case PAUSE_BUSY -> pauseHolding(victim, t);
+            default -> throw new IllegalStateException("queue has no hook for " + fault.kind());
+        };
+    }
+
+    /**
+     * Pauses {@code victim}, which holds {@code task}, for the pause length and until another
+     * worker has started the task (its claim went with its session), then lets it try to complete:
+     * it must report the completion refused ({@code LOST}).
+     */
+    private boolean pauseHolding(WorkerLink victim, String task) throws InterruptedException {
+        boolean reclaimed;
+        try (History.FaultWindow w = ctx.history().fault("pause-busy " + victim.name() + " " + task)) {
+            victim.pause();
+            try {
+                Awaits.hold(ctx.pauseLength());
+                reclaimed = book.await(Duration.ofSeconds(20), () -> !victim.name().equals(book.lastStartBy.get(task)));
+            } finally {
+                victim.resume();
+            }
+        }
+        if (!reclaimed) {
+            ctx.out().println("CHAOS-NOTE queue task " + task + " of paused " + victim.name() + " was not reclaimed within 20 s");
+            return false;
+        }
+        staleExpected.incrementAndGet();
+        victim.send("go");
+        String key = victim.name() + " " + task;
+        if (book.await(Duration.ofSeconds(20), () -> book.outcomes.containsKey(key))) {
+            synchronized (book) {
+                if ("LOST".equals(book.outcomes.get(key))) {
+                    staleRejected.incrementAndGet();
+                } else {
+                    staleAccepted.incrementAndGet();
+                }
+            }
+        }
+        return true;
+    }
+
+    private Optional<String> holdTask(WorkerLink victim) throws InterruptedException {
+        synchronized (book) {
+            book.held.remove(victim.name());
+        }
+        victim.send("hold");
+        if (!book.await(Duration.ofSeconds(20), () -> book.held.containsKey(victim.name()))) {
+            return Optional.empty();
+        }
+        synchronized (book) {
+            return Optional.of(book.held.get(victim.name()));
+        }
+    }
+
+    private static int children(CuratorFramework curator, String path) {
+        try {
+            Stat s = curator.checkExists().forPath(path);
+            return s == null ? 0 : s.getNumChildren();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package io.coord.chaos;
+
+import io.coord.Codec;
+import io.coord.ConnectionLostException;
+import io.coord.CoordClient;
+import io.coord.queue.ClaimLostException;
+import io.coord.queue.QueueOptions;
+import io.coord.queue.TaskClaim;
+import io.coord.queue.TaskId;
+import io.coord.queue.TaskQueue;
+import io.coord.queue.TaskSpec;
+import io.coord.queue.TaskWorker;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.zookeeper.CreateMode;
+
+/**
+ * Worker side of the queue scenario, in one of two roles (argument 0).
+ *
+ * <p>{@code producer} (argument 1: queue name): enqueues on command, with the key as the
+ * idempotency key, and answers with the outcome; the controller retries an indeterminate one.
+ * <pre>
+ * C: enqueue &lt;key&gt; &lt;poison&gt;   W: OK &lt;key&gt; &lt;task&gt; | INFO &lt;key&gt; &lt;error&gt; | FAIL &lt;key&gt; &lt;error&gt;
+ * C: exit
+ * </pre>
+ *
+ * <p>{@code consumer} (arguments 1-3: queue name, records path, longest work in ms): one consumer
+ * thread that claims a task, tells the controller, "works" for a few milliseconds and completes
+ * the task together with a completion record {@code {records}/{task}-{seq}} in the same
+ * transaction, so a second accepted completion of one task would leave a second record.
+ * <pre>
+ * W: START &lt;task&gt; &lt;key&gt; &lt;token&gt;   claimed, about to work
+ * W: HELD &lt;task&gt;                  the task is held (after C: hold) until C: go
+ * W: DONE &lt;task&gt; &lt;key&gt; &lt;token&gt;    completed (record written in the same transaction)
+ * W: LOST &lt;task&gt; &lt;key&gt; &lt;token&gt;    completion refused: the claim is gone (a stale claimant)
+ * W: FAILED &lt;task&gt; &lt;key&gt;          a poison task failed on purpose
+ * W: ERROR &lt;task&gt; &lt;message&gt;
+ * C: hold | go | exit
+ * </pre>
+ * {@code hold} makes the next task wait after {@code START} until {@code go}, so the controller
+ * can kill or pause this worker while it certainly holds a task.
+ */
+final class QueueWorker implements WorkerLogic {
+    /** Options both sides use: quick retries, so poison tasks reach the dead letters within the run. */
+    static QueueOptions options(String consumerName) {
+        return QueueOptions.builder().consumerName(consumerName).maxRetries(QueueScenario.MAX_RETRIES)
+                .backoff(Duration.ofMillis(50), Duration.ofMillis(200)).shutdownGrace(Duration.ofSeconds(2)).build();
+    }
+
+    @Override
+    public void run(WorkerContext ctx) throws InterruptedException {
+        if ("producer".equals(ctx.arg(0))) {
+            produce(ctx);
+        } else {
+            consume(ctx);
+        }
+    }
+
+    private static void produce(WorkerContext ctx) throws InterruptedException {
+        WorkerIo io = ctx.io();
+        try (TaskQueue<QueueJob> queue = TaskQueue.open(ctx.client(), ctx.arg(1), Codec.json(QueueJob.class), options(ctx.name()))) {
+            while (true) {
+                String cmd = io.next(Duration.ofHours(24));
+                String[] f = cmd.split(" ");
+                switch (f[0]) {
+                    case "enqueue" -> {
+                        String key = f[1];
+                        try {
+                            TaskId id = queue.enqueue(new QueueJob(key, Boolean.parseBoolean(f[2])), TaskSpec.defaults().idempotencyKey(key));
+                            io.send("OK " + key + " " + id.name());
+                        } catch (RuntimeException e) {
+                            io.send(LockWorker.outcome(e).toUpperCase(java.util.Locale.ROOT) + " " + key + " " + e.getClass().getSimpleName());
+                        }
+                    }
+                    case "exit" -> {
+                        return;
+                    }
+                    default -> io.send("FAIL - unknown-command " + cmd);
+                }
+            }
+        }
+    }
+
+    private static void consume(WorkerContext ctx) throws InterruptedException {
+        String queueName = ctx.arg(1);
+        String records = ctx.arg(2);
+        int workMs = Integer.parseInt(ctx.arg(3));
+        AtomicBoolean holdNext = new AtomicBoolean();
+        Semaphore go = new Semaphore(0);
+        WorkerIo io = ctx.io();
+        try (TaskQueue<QueueJob> queue = TaskQueue.open(ctx.client(), queueName, Codec.json(QueueJob.class), options(ctx.name()));
+                TaskWorker worker = queue.work(1, claim -> handle(ctx.client(), records, ctx.name(), claim, workMs, holdNext, go, io))) {
+            while (true) {
+                String cmd = io.next(Duration.ofHours(24));
+                switch (cmd) {
+                    case "hold" -> holdNext.set(true);
+                    case "go" -> go.release();
+                    case "exit" -> {
+                        worker.shutdown(Duration.ofSeconds(2));
+                        return;
+                    }
+                    default -> io.send("ERROR - unknown command " + cmd);
+                }
+            }
+        }
+    }
+
+    private static void handle(CoordClient client, String records, String name, TaskClaim<QueueJob> claim, int workMs,
+                               AtomicBoolean holdNext, Semaphore go, WorkerIo io) throws Exception {
+        String task = claim.id().name();
+        String key = claim.payload().key();
+        long token = claim.token().value();
+        io.send("START " + task + " " + key + " " + token);
+        if (holdNext.compareAndSet(true, false)) {
+            io.send("HELD " + task);
+            // The controller kills or pauses us now; once it lets us go, carry on (bounded).
+            if (!go.tryAcquire(60, TimeUnit.SECONDS)) {
+                io.send("ERROR " + task + " no go within 60 s");
+            }
+        } else if (workMs > 0) {
+            Thread.sleep(ThreadLocalRandom.current().nextInt(workMs + 1)); // the "work"
+        }
+        if (claim.payload().poison()) {
+            io.send("FAILED " + task + " " + key);
+            throw new IllegalStateException("poison task " + key + " fails on purpose");
+        }
+        byte[] data = (key + " " + token + " " + name).getBytes(StandardCharsets.UTF_8);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            try {
+                claim.completeWith(List.of(client.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                        .forPath(records + "/" + task + "-", data)));
+                io.send("DONE " + task + " " + key + " " + token);
+                return;
+            } catch (ClaimLostException lost) {
+                io.send("LOST " + task + " " + key + " " + token);
+                throw lost; // nothing changed; the task is someone else's now
+            } catch (ConnectionLostException indeterminate) {
+                // The same call again recognizes an earlier commit (our claim node is still there).
+                if (System.nanoTime() > deadline) {
+                    io.send("ERROR " + task + " completion still indeterminate after 20 s");
+                    throw indeterminate;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package io.coord.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The short profile of the chaos suite, as {@code mvn verify} runs it: every registered scenario
+ * on one forked ensemble, then each scenario's invariants asserted one by one. The seed is printed
+ * (and can be fixed with {@code -Dcoord.chaos.seed=...}).
+ */
+@Tag("fault")
+class ChaosShortProfileIT {
+    private static Map<String, ChaosResult> results;
+
+    @BeforeAll
+    static void runShortProfile() throws InterruptedException {
+        long seed = Long.getLong("coord.chaos.seed", System.nanoTime());
+        String only = System.getProperty("coord.chaos.scenarios", "");
+        List<String> names = only.isBlank() ? List.of() : List.of(only.split(","));
+        PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
+        results = ChaosSuite.run(names, Profile.shortProfile(), seed, out).stream()
+                .collect(Collectors.toMap(ChaosResult::scenario, Function.identity()));
+    }
+
+    private static ChaosResult result(String name) {
+        String only = System.getProperty("coord.chaos.scenarios", "");
+        String base = name.endsWith("-control") ? name.substring(0, name.length() - "-control".length()) : name;
+        Assumptions.assumeTrue(only.isBlank() || List.of(only.split(",")).contains(base), name + " was not selected");
+        ChaosResult r = results.get(name);
+        assertTrue(r != null, "no result for " + name + " in " + results.keySet());
+        return r;
+    }
+
+    private static void assertFaultsAsScheduled(ChaosResult r) {
+        assertTrue(r.faultsScheduled() > 0, r.scenario() + " scheduled no fault: " + r.detailLine());
+        assertEquals(r.faultsScheduled(), r.faultsApplied(), r.scenario() + ": faults applied != scheduled: " + r.detailLine());
+        assertEquals(0, r.stuck(), r.scenario() + ": stuck operations: " + r.detailLine());
+    }
+
+    private static void assertSafeAndProgressing(ChaosResult r) {
+        assertFaultsAsScheduled(r);
+        assertEquals(0, r.violations(), r.scenario() + ": violations: " + r.detailLine());
+        assertEquals(0, r.lost(), r.scenario() + ": lost updates: " + r.detailLine());
+        assertTrue(r.ops() > 0, r.scenario() + ": no acknowledged operation: " + r.detailLine());
+        assertTrue(r.progress().ok(), r.scenario() + ": too little progress outside fault windows: " + r.detailLine());
+        assertTrue(r.passed(), r.detailLine());
+    }
+
+    @Test
+    void everyRegisteredScenarioReportedOneResult() {
+        String only = System.getProperty("coord.chaos.scenarios", "");
+        List<String> expected = only.isBlank() ? Scenarios.names() : List.of(only.split(","));
+        for (String name : expected) {
+            assertTrue(results.containsKey(name), name + " reported no CHAOS line: " + results.keySet());
+        }
+    }
+
+    @Test
+    void lockAcceptsNoStaleTokenLosesNoIncrementAndNeverOverlaps() {
+        ChaosResult r = result("lock");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("stale-accepted"), r.detailLine());
+        assertEquals(0L, r.details().get("overlaps"), r.detailLine());
+        assertEquals(0L, r.details().get("token-regressions"), r.detailLine());
+        long counter = (Long) r.details().get("counter");
+        long acked = (Long) r.details().get("acked");
+        long indeterminate = (Long) r.details().get("indeterminate");
+        assertTrue(counter >= acked && counter <= acked + indeterminate, "counter " + counter + " outside [" + acked + ", "
+                + (acked + indeterminate) + "]: " + r.detailLine());
+        assertTrue((Long) r.details().get("stale-rejected") >= 1,
+                "the paused holder's stale write must have been attempted and refused: " + r.detailLine());
+    }
+
+    @Test
+    void lockControlWithoutFencingShowsAViolationUnderTheSameSchedule() {
+        ChaosResult c = result("lock-control");
+        assertFaultsAsScheduled(c);
+        assertTrue(c.control());
+        assertTrue(c.violations() >= 1, "the unfenced control must show a violation: " + c.detailLine());
+        assertTrue((Long) c.details().get("stale-accepted") >= 1, "the unfenced resource must accept the stale write: " + c.detailLine());
+        assertEquals(result("lock").faultsScheduled(), c.faultsScheduled(), "the control runs the same schedule");
+    }
+
+    @Test
+    void electionHasOneLeaderPerEpochRisingEpochsAndABoundedLeaderlessGap() {
+        ChaosResult r = result("election");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("epoch-conflicts"), r.detailLine());
+        assertEquals(0L, r.details().get("two-leaders"), r.detailLine());
+        assertEquals(0L, r.details().get("stale-accepted"), r.detailLine());
+        assertEquals(0L, r.details().get("token-regressions"), r.detailLine());
+        assertTrue((Long) r.details().get("longest-gap-ms") <= (Long) r.details().get("gap-bound-ms"), r.detailLine());
+        assertTrue((Integer) r.details().get("epochs") >= 2, "the leader pauses must have moved leadership: " + r.detailLine());
+    }
+
+    @Test
+    void namingHandsOutNoDuplicateAndKeepsPerClientAndRealTimeOrder() {
+        ChaosResult r = result("naming");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("duplicates"), r.detailLine());
+        assertEquals(0L, r.details().get("per-client-regressions"), r.detailLine());
+        assertEquals(0L, r.details().get("real-time-violations"), r.detailLine());
+        assertTrue((Long) r.details().get("seq-ids") > 0 && (Long) r.details().get("block-ids") > 0, r.detailLine());
+    }
+
+    @Test
+    void queueCompletesEveryAcknowledgedTaskExactlyOnceAndRefusesTheStaleClaimant() {
+        ChaosResult r = result("queue");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("duplicate-completions"), r.detailLine());
+        assertEquals(0L, r.details().get("wrongly-dead"), r.detailLine());
+        assertEquals(0L, r.details().get("unexplained-executions"), r.detailLine());
+        assertEquals(0L, r.details().get("stale-accepted"), r.detailLine());
+        assertEquals(true, r.details().get("drained"), r.detailLine());
+        assertTrue((Long) r.details().get("stale-rejected") >= 1, "the paused worker's completion must have been refused: " + r.detailLine());
+        assertTrue((Integer) r.details().get("dead-lettered") >= 1, "the poison tasks must be dead-lettered: " + r.detailLine());
+    }
+
+    @Test
+    void barrierLetsNobodyThroughEarlyAndTellsEveryWaiterOfABrokenGeneration() {
+        ChaosResult r = result("barrier");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("early-enters"), r.detailLine());
+        assertEquals(0L, r.details().get("early-leaves"), r.detailLine());
+        assertEquals(0L, r.details().get("isolation"), r.detailLine());
+        assertEquals(0L, r.details().get("late-breaks"), r.detailLine());
+        assertEquals(0L, r.details().get("unexpected-breaks"), r.detailLine());
+        assertTrue((Long) r.details().get("broken-as-expected") >= 1, "a member fault must have broken a generation: " + r.detailLine());
+        assertTrue((Long) r.details().get("slowest-break-ms") <= (Long) r.details().get("break-bound-ms"), r.detailLine());
+    }
+
+    @Test
+    void configReadersApplyNothingInvalidNeverGoBackAndConvergeToTheLastGoodVersion() {
+        ChaosResult r = result("config");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("invalid-applied"), r.detailLine());
+        assertEquals(0L, r.details().get("regressions"), r.detailLine());
+        assertEquals(0L, r.details().get("not-converged"), r.detailLine());
+        assertEquals(0L, r.details().get("late"), r.detailLine());
+        assertTrue((Long) r.details().get("rejected") >= 1, "the readers must have refused the invalid writes: " + r.detailLine());
+    }
+
+    @Test
+    void noScenarioFailed() {
+        List<String> failed = results.values().stream().filter(r -> !r.passed()).map(ChaosResult::detailLine).collect(Collectors.toList());
+        assertFalse(!failed.isEmpty(), "failed: " + failed);
+    }
+}
