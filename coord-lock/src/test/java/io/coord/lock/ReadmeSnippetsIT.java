@@ -23,7 +23,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The snippets of coord-lock/README-section.md, compiled and run (kept in step by hand). */
+/** The lock snippets of docs/RECIPES.md, compiled and run (kept in step by hand). */
 class ReadmeSnippetsIT {
     @RegisterExtension
     static final ZooKeeperExtension SERVER = ZooKeeperExtension.single();

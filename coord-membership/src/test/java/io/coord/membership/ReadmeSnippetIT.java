@@ -34,7 +34,7 @@ class ReadmeSnippetIT {
             for (int i = 0; i < 3; i++) {
                 others.join("worker-" + i, new Worker("10.0.0." + i, 8));
             }
-            // ---- from README-section.md ----
+            // ---- from docs/RECIPES.md ----
             Membership<Worker> me = workers.join("worker-3", new Worker("10.0.0.3", 8));
             me.addListener(new Membership.Listener() {
                 public void onNodeLost(Membership<?> m, CoordException cause) { log.add("out of the group: " + cause.getMessage()); }

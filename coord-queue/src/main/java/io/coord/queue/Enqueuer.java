@@ -1,6 +1,7 @@
 package io.coord.queue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.coord.ConnectionLostException;
 import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.TooManyChildrenException;
@@ -16,9 +17,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,10 +30,15 @@ import org.slf4j.LoggerFactory;
  * multi( create keys/{k-key | a-uuid},  create tasks/task- PERSISTENT_SEQUENTIAL )
  * </pre>
  * The key exists exactly while its task does (complete and dead-lettering delete it in their own
- * transactions), so a second enqueue with the same caller key fails at the key and does nothing;
- * and a transaction retried after a lost reply fails at its own key too, instead of adding a
- * duplicate sequential task. The task is then found without reading the queue's data: it has the
- * key's czxid (same transaction), and the newest tasks are checked first.
+ * transactions), so a second enqueue with the same caller key fails at the key and does nothing.
+ *
+ * <p>The transaction is sent exactly once ({@link Txn#commitOnce}), never retried by Curator: a
+ * retry after a lost reply would fail at its own key only while the task still exists, and once a
+ * fast consumer has completed it (deleting the key) the retry would add it a second time — one
+ * acknowledged enqueue, two tasks (found by the chaos suite). After a lost reply the enqueue
+ * reconnects and looks for its key instead: found, the task is returned (it has the key's czxid,
+ * same transaction, and the newest tasks are checked first); gone, the outcome is unknown and the
+ * caller gets {@link ConnectionLostException} — its task may have been added, and even done.
  */
 final class Enqueuer<T> {
     private static final Logger LOG = LoggerFactory.getLogger(Enqueuer.class);
@@ -62,7 +68,7 @@ final class Enqueuer<T> {
             checkCap(1);
             List<CuratorOp> ops = List.of(createKey(keyPath), createTask(data));
             try {
-                List<CuratorTransactionResult> results = Txn.commit(zk, layout.tasks, ops);
+                List<OpResult> results = Txn.commitOnce(zk, layout.tasks, ops);
                 TaskId id = idOf(results.get(1));
                 if (spec.idempotencyKey() != null) {
                     recordTaskInKey(keyPath, id);
@@ -70,6 +76,9 @@ final class Enqueuer<T> {
                 queue.metrics.enqueued(1);
                 return id;
             } catch (KeeperException e) {
+                if (Txn.indeterminate(e)) {
+                    return afterLostReply(keyPath, spec, e);
+                }
                 if (Txn.failedIndex(e) == 0 && e.code() == KeeperException.Code.NODEEXISTS) {
                     Optional<TaskId> existing = findByKey(keyPath);
                     if (existing.isPresent()) {
@@ -121,7 +130,7 @@ final class Enqueuer<T> {
         }
         checkCap(batch.size());
         try {
-            List<CuratorTransactionResult> results = Txn.commit(zk, layout.tasks, ops);
+            List<OpResult> results = Txn.commitOnce(zk, layout.tasks, ops);
             List<TaskId> ids = new ArrayList<>(batch.size());
             for (int i = 1; i < results.size(); i += 2) {
                 ids.add(idOf(results.get(i)));
@@ -129,8 +138,9 @@ final class Enqueuer<T> {
             queue.metrics.enqueued(ids.size());
             return ids;
         } catch (KeeperException e) {
-            if (Txn.failedIndex(e) == 0 && e.code() == KeeperException.Code.NODEEXISTS) {
-                // Fresh random keys: only our own earlier try can have made the first one.
+            if (Txn.indeterminate(e)) {
+                // Fresh random keys: only our own transaction can have made the first one.
+                awaitConnection(e);
                 Stat key = existsOrNull(firstKey);
                 if (key != null) {
                     List<TaskId> ids = findByCzxid(key.getCzxid(), batch.size());
@@ -139,6 +149,9 @@ final class Enqueuer<T> {
                         return ids;
                     }
                 }
+                throw new ConnectionLostException("the reply to a batch of " + batch.size() + " tasks for queue '"
+                        + layout.name + "' was lost and its tasks are not (all) there now: all of them may have been"
+                        + " added, and some already done, or none (" + e.code() + ")", e);
             }
             throw zk.translate(e, layout.tasks);
         } catch (InterruptedException e) {
@@ -175,8 +188,43 @@ final class Enqueuer<T> {
                 .forPath(prefix.value(), data));
     }
 
-    private static TaskId idOf(CuratorTransactionResult created) {
-        String path = created.getResultPath();
+    /**
+     * The enqueue transaction may or may not have committed. Its key says: if it exists, the task
+     * holding it is returned (ours, or for a caller key a pending task with the same key — what a
+     * duplicate enqueue returns anyway). If not, nothing can tell "never added" from "added and
+     * already done", so the caller is told the outcome is unknown.
+     */
+    private TaskId afterLostReply(CoordPath keyPath, TaskSpec spec, KeeperException lost) {
+        awaitConnection(lost);
+        Optional<TaskId> existing = findByKey(keyPath);
+        if (existing.isPresent()) {
+            queue.metrics.enqueued(1);
+            return existing.get();
+        }
+        String which = spec.idempotencyKey() == null ? "a task" : "the task with key \"" + spec.idempotencyKey() + "\"";
+        throw new ConnectionLostException("the reply to enqueueing " + which + " to queue '" + layout.name
+                + "' was lost and its key is gone now: it may never have been added, or been added and already done ("
+                + lost.code() + "); enqueueing again with the same key adds it unless it is still pending", lost);
+    }
+
+    /** After a lost reply: wait (at most the connection timeout) until the client is connected again. */
+    private void awaitConnection(KeeperException lost) {
+        boolean connected;
+        try {
+            connected = zk.curator().getZookeeperClient().blockUntilConnectedOrTimedOut();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordException("interrupted after a lost reply from " + layout.tasks
+                    + "; the task may or may not have been added", e);
+        }
+        if (!connected) {
+            throw new ConnectionLostException("the reply to an enqueue to queue '" + layout.name + "' was lost and the"
+                    + " connection did not come back in time: the task may or may not have been added (" + lost.code() + ")", lost);
+        }
+    }
+
+    private static TaskId idOf(OpResult created) {
+        String path = ((OpResult.CreateResult) created).getPath();
         return new TaskId(path.substring(path.lastIndexOf('/') + 1));
     }
 

@@ -3,11 +3,14 @@ package io.coord.queue;
 import io.coord.CoordPath;
 import io.coord.internal.Payloads;
 import io.coord.internal.Zk;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooKeeper;
 
 /**
  * One ZooKeeper transaction ({@code multi}), with the failing operation kept visible: the queue's
@@ -29,6 +32,39 @@ final class Txn {
         } catch (Exception e) {
             throw zk.translate(e, where);
         }
+    }
+
+    /**
+     * Sends {@code ops} as one {@code multi} exactly once, on the current ZooKeeper handle, outside
+     * Curator's retry loop. For creates that must never run twice: after a lost reply Curator sends
+     * the transaction again, and if what the first one created is gone by then (its task was
+     * claimed and completed meanwhile), the second one succeeds and adds a duplicate. The caller
+     * decides what an {@linkplain #indeterminate indeterminate} failure means. Waits for a
+     * connection first (at most the connection timeout).
+     */
+    static List<OpResult> commitOnce(Zk zk, CoordPath where, List<CuratorOp> ops)
+            throws KeeperException, InterruptedException {
+        Payloads.checkTransaction(ops, Payloads.TRANSACTION_LIMIT);
+        List<Op> raw = new ArrayList<>(ops.size());
+        for (CuratorOp op : ops) {
+            raw.add(op.get()); // namespace and ACLs were applied when the op was built
+        }
+        ZooKeeper handle;
+        try {
+            zk.curator().getZookeeperClient().blockUntilConnectedOrTimedOut();
+            handle = zk.curator().getZookeeperClient().getZooKeeper();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw zk.translate(e, where);
+        }
+        return handle.multi(raw);
+    }
+
+    /** Whether {@code e} leaves a transaction's outcome unknown: it may or may not have committed. */
+    static boolean indeterminate(KeeperException e) {
+        return e.code() == KeeperException.Code.CONNECTIONLOSS || e.code() == KeeperException.Code.SESSIONEXPIRED
+                || e.code() == KeeperException.Code.OPERATIONTIMEOUT;
     }
 
     /**

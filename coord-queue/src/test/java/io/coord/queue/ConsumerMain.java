@@ -44,7 +44,13 @@ public final class ConsumerMain {
         TaskWorker worker = queue.work(1, claim -> {
             String task = claim.id().name();
             out.println("START " + task + " " + claim.token().value());
-            Thread.sleep(workMs / 2 + ThreadLocalRandom.current().nextInt(workMs + 1));
+            try {
+                Thread.sleep(workMs / 2 + ThreadLocalRandom.current().nextInt(workMs + 1));
+            } catch (InterruptedException e) {
+                // Interrupted (the runner is closing): the task will run again elsewhere.
+                out.println("ABORT " + task + " " + claim.token().value());
+                throw e;
+            }
             String record = "/records/" + task + "-";
             try {
                 claim.completeWith(List.of(client.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
@@ -52,6 +58,11 @@ public final class ConsumerMain {
             } catch (ClaimLostException lost) {
                 out.println("LOST " + task + " " + claim.token().value());
                 throw lost;
+            } catch (RuntimeException indeterminate) {
+                // e.g. ConnectionLostException under load: the completion may or may not have
+                // committed; if it did not, the task runs again elsewhere — an explained repeat.
+                out.println("ABORT " + task + " " + claim.token().value() + " " + indeterminate.getClass().getSimpleName());
+                throw indeterminate;
             }
             out.println("DONE " + task + " " + claim.token().value());
         });

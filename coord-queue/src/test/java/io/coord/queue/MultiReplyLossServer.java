@@ -61,6 +61,15 @@ final class MultiReplyLossServer implements AutoCloseable {
 
     /** The next multi transaction (from any client) is applied but its reply is lost. */
     void dropNextMultiReply() {
+        dropNextMultiReply(() -> { });
+    }
+
+    /**
+     * Like {@link #dropNextMultiReply()}, running {@code beforeClose} once the transaction is logged
+     * and just before the client's connection is closed (e.g. to keep that client from reconnecting).
+     */
+    void dropNextMultiReply(Runnable beforeClose) {
+        server.beforeClose = beforeClose;
         server.armed.set(true);
     }
 
@@ -89,6 +98,7 @@ final class MultiReplyLossServer implements AutoCloseable {
     private static final class DroppingServer extends ZooKeeperServer {
         final AtomicBoolean armed = new AtomicBoolean();
         final AtomicInteger dropped = new AtomicInteger();
+        volatile Runnable beforeClose = () -> { };
 
         DroppingServer(File dir, int tickTime) throws IOException {
             super(dir, dir, tickTime);
@@ -119,6 +129,7 @@ final class MultiReplyLossServer implements AutoCloseable {
             if (request.type == ZooDefs.OpCode.multi && request.cnxn != null && request.getHdr() != null
                     && request.getHdr().getType() == ZooDefs.OpCode.multi && server.armed.compareAndSet(true, false)) {
                 // Already in the log; closing first means the reply has nowhere to go.
+                server.beforeClose.run();
                 request.cnxn.close(ServerCnxn.DisconnectReason.CONNECTION_CLOSE_FORCED);
                 server.dropped.incrementAndGet();
             }

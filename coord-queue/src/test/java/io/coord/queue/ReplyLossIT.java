@@ -1,14 +1,21 @@
 package io.coord.queue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.ConnectionLostException;
 import io.coord.CoordClient;
 import io.coord.CoordSettings;
+import io.coord.test.ClientProxy;
 import io.coord.test.LeakCheckExtension;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -113,5 +120,40 @@ class ReplyLossIT {
         assertEquals(1, client.curator().getChildren().forPath("/records").size(), "completed exactly once");
         assertTrue(queue.tasks().isEmpty());
         assertTrue(queue.deadLetters().isEmpty());
+    }
+
+    /**
+     * The chaos suite's finding: the enqueue's reply is lost, a fast consumer completes the task
+     * (deleting its key) before the producer is back, and then a retry of the same transaction
+     * would succeed and add the task a second time. The producer is kept from reconnecting (its
+     * proxy refuses connections from the moment the reply is dropped) until the task is done, so
+     * the race goes the bad way every time.
+     */
+    @Test
+    void anEnqueueWhoseTaskWasDoneBeforeItsLostReplyCameBackIsNeverAddedTwice() throws Exception {
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try (ClientProxy proxy = ClientProxy.to(server.connectString());
+             CoordClient producer = CoordClient.connect(CoordSettings.builder().connectString(proxy.connectString())
+                     .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10)).build());
+             TaskQueue<Job> producerQueue = TaskQueue.open(producer, "jobs", io.coord.Codec.json(Job.class), QueueOptions.defaults())) {
+            server.dropNextMultiReply(proxy::refuse);
+            Future<TaskId> call = caller.submit(() -> producerQueue.enqueue(new Job("fast", 1), "fast-1"));
+            TaskClaim<Job> claim = queue.claim(Duration.ofSeconds(15)).orElseThrow();
+            assertEquals(1, server.droppedReplies(), "the enqueue's reply was lost");
+            claim.complete();
+            proxy.accept();
+
+            try {
+                TaskId id = call.get(30, TimeUnit.SECONDS);
+                assertEquals(claim.id(), id, "an enqueue that returns names the one task it added");
+            } catch (ExecutionException e) {
+                assertInstanceOf(ConnectionLostException.class, e.getCause(), "indeterminate, and said so");
+            }
+            assertTrue(queue.tasks().isEmpty(), "the one enqueue added its task once: " + queue.tasks());
+            assertTrue(queue.deadLetters().isEmpty());
+        } finally {
+            caller.shutdownNow();
+            assertTrue(caller.awaitTermination(10, TimeUnit.SECONDS));
+        }
     }
 }
