@@ -357,7 +357,11 @@ public final class NodeLease implements Lease {
         if (state().isTerminal()) {
             return;
         }
-        BackgroundCallback reply = (client, event) -> onEvents(() -> onReply(epoch, event));
+        BackgroundCallback reply = (client, event) -> {
+            if (!movesNothing(epoch, event)) {
+                onEvents(() -> onReply(epoch, event));
+            }
+        };
         try {
             if (ownWatch) {
                 zk.curator().getData().usingWatcher(nodeWatcher).inBackground(reply).forPath(token.node().value());
@@ -368,6 +372,19 @@ public final class NodeLease implements Lease {
             // The client is closing (its session ends, and the lease with it) or cannot send now.
             LOG.debug("could not read lease node {}; still {}", token.node(), state(), e);
         }
+    }
+
+    /**
+     * Whether a reply certainly moves nothing (the first watch found our own node, or the lease has
+     * ended), so ZooKeeper's event thread can drop it without waking the client's event thread.
+     */
+    private boolean movesNothing(long epoch, CuratorEvent event) {
+        if (state().isTerminal()) {
+            return true;
+        }
+        Stat stat = event.getStat();
+        return epoch < 0 && event.getResultCode() == KeeperException.Code.OK.intValue()
+                && stat != null && stat.getEphemeralOwner() == session.id();
     }
 
     private void onReply(long epoch, CuratorEvent event) {

@@ -92,6 +92,11 @@ class NoHerdIT {
             }
         }
         assertEquals(1, woken.size(), "exactly one waiter talked to the server after the release: " + woken);
+        long holderSent = after.get(ServerRequests.sessionId(holderClient)) - before.get(ServerRequests.sessionId(holderClient));
+        assertEquals(1, holderSent, "the release is one delete (no watch-removal request: the delete ends the lease's own watch)");
+        assertTrue(woken.get(0).endsWith(" sent 1"),
+                "the next holder sends one request, its lease's background own-node watch (no re-read of the queue),"
+                        + " so a handoff costs two requests, as many as Curator's protocol (delete + getChildren): " + woken);
         letGo.countDown();
         for (Future<?> f : running) {
             f.get(60, TimeUnit.SECONDS);
