@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * lease event (a suspicion, a session's end) ever waits behind a round trip on a dead connection.
  * The own-node watch is a {@code getData} watch (never {@code exists}: on a node already gone it
  * would leave a watch behind) and is never removed by request: it ends when the node goes (our own
- * delete included) or with the session, and fires into a lease that ignores it once ended.
+ * delete included) or with the session, and fires into a lease that ignores it once ended. It is
+ * armed once the lease has lived a short grace ({@link WatchArmer}), or by any earlier confirming
+ * read: a lease that ends within the grace never sends it.
  */
 public final class NodeLease implements Lease {
     private static final Logger LOG = LoggerFactory.getLogger(NodeLease.class);
@@ -82,11 +84,13 @@ public final class NodeLease implements Lease {
     /** Releases by the recipe's own transaction in flight: while any is, our node vanishing is not a loss yet. */
     private final AtomicInteger ownReleases = new AtomicInteger();
     private volatile boolean goneDuringOwnRelease;
+    /** Whether a watching read of our node was sent (see {@link WatchArmer}: short leases never send one). */
+    private volatile boolean watchArmed;
 
     /**
      * Starts a lease for the node in {@code token}, created by {@code session}. The caller has
-     * just created the node; the lease watches it from now on (the watch request is sent in the
-     * background: this constructor does not wait for it).
+     * just created the node; the lease watches it from a short grace on (see {@link WatchArmer};
+     * the watch request is sent in the background: this constructor never waits for it).
      */
     public NodeLease(Zk zk, ZkSession session, FencingToken token) {
         this(zk, session, token, true);
@@ -127,6 +131,13 @@ public final class NodeLease implements Lease {
         if (session.state().isTerminal()) {
             apply(LeaseEvent.LOSE, new SessionExpiredException("session " + session.idHex() + " had already ended"));
         } else if (ownWatch) {
+            WatchArmer.armLater(this);
+        }
+    }
+
+    /** Sends the own-node watch now unless a read already set it (or the lease ended). */
+    void armWatch() {
+        if (ownWatch && !watchArmed && !state().isTerminal()) {
             roundTrip(-1);
         }
     }
@@ -364,6 +375,7 @@ public final class NodeLease implements Lease {
         };
         try {
             if (ownWatch) {
+                watchArmed = true;
                 zk.curator().getData().usingWatcher(nodeWatcher).inBackground(reply).forPath(token.node().value());
             } else {
                 zk.curator().checkExists().inBackground(reply).forPath(token.node().value());

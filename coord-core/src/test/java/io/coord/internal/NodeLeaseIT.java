@@ -274,6 +274,7 @@ class NodeLeaseIT {
         CoordClient client = client();
         NodeLease lease = newLease(client);
         List<String> events = record(lease);
+        lease.armWatch(); // without waiting out the grace
         drainLeaseReplies(client); // the own-node watch is set
         NodeLease.OwnRelease release = lease.beginOwnRelease();
         client.curator().transaction().forOperations(release.deleteOp(),
@@ -292,6 +293,7 @@ class NodeLeaseIT {
         CoordClient other = client();
         NodeLease lease = newLease(holder);
         List<String> events = record(lease);
+        lease.armWatch();
         drainLeaseReplies(holder);
         NodeLease.OwnRelease release = lease.beginOwnRelease();
         other.curator().delete().forPath(lease.node().value()); // someone else, while our transaction "fails"
@@ -306,6 +308,7 @@ class NodeLeaseIT {
         CoordClient client = client();
         NodeLease lease = newLease(client);
         List<String> events = record(lease);
+        lease.armWatch();
         drainLeaseReplies(client);
         lease.releaseKeepingNode();
         assertEquals(LeaseState.RELEASED, lease.ended().get(5, TimeUnit.SECONDS));
@@ -324,11 +327,22 @@ class NodeLeaseIT {
         Zk zk = Zk.of(holder);
         LeaseNodes.Created created = LeaseNodes.create(zk, PARENT, "lock-", new byte[0], true);
         NodeLease lease = NodeLease.watchedByRecipe(zk, created.session(), created.token());
+        lease.armWatch(); // asked to, it still sends no watch of its own
         drainLeaseReplies(holder);
         other.curator().delete().forPath(lease.node().value());
         drainLeaseReplies(holder);
         assertEquals(LeaseState.ACQUIRED, lease.state(), "no watch of its own: it learns from its recipe");
         lease.nodeEvent();
         assertEquals(LeaseState.LOST, lease.ended().get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aNodeDeletedBySomeoneElseBeforeTheWatchIsArmedMakesTheLeaseLostWhenItIs() throws Exception {
+        CoordClient holder = client();
+        CoordClient other = client();
+        NodeLease lease = newLease(holder);
+        other.curator().delete().forPath(lease.node().value()); // within the grace: no watch yet
+        assertEquals(LeaseState.LOST, lease.ended().get(5, TimeUnit.SECONDS), "the arming read finds the node gone");
+        assertThrows(LockLostException.class, lease::checkValid);
     }
 }

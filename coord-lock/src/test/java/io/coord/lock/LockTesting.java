@@ -38,8 +38,8 @@ final class LockTesting {
     }
 
     /**
-     * Waits until the server shows {@code lease}'s own-node watch (sent in the background when the
-     * lease starts), so that a fault injected next finds the lease fully armed.
+     * Waits until the server shows {@code lease}'s own-node watch (sent in the background once the
+     * lease has lived a short grace), so that a fault injected next finds the lease fully armed.
      */
     static void awaitLeaseWatch(ZooKeeperExtension zk, LockLease lease) {
         String node = "/" + zk.namespace() + lease.node().value();
