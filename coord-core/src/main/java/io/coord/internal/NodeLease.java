@@ -16,8 +16,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.curator.framework.WatcherRemoveCuratorFramework;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.api.BackgroundCallback;
+import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.KeeperException;
@@ -32,11 +35,23 @@ import org.slf4j.LoggerFactory;
  * its token, its state machine, and the plumbing that moves it.
  * <ul>
  *   <li>session SUSPENDED, or {@link #suspect()} (a stalled process) → UNCERTAIN, then one round
- *       trip: our node exists and belongs to this session → ACQUIRED again;
+ *       trip started after the suspicion: our node exists and belongs to this session → ACQUIRED again;
  *   <li>session ended, or our node deleted (watched, re-read before believing) → LOST;
- *   <li>{@link #close()} → RELEASED and our exact node deleted (guaranteed delete).
+ *   <li>{@link #close()} → RELEASED and our exact node deleted (guaranteed delete);
+ *       {@link #beginOwnRelease()} → RELEASED by the recipe's own transaction that deletes the node;
+ *       {@link #releaseKeepingNode()} → RELEASED, the recipe deletes the node its own way.
  * </ul>
  * Recipe handles wrap it and add their own release step with {@link #onRelease}.
+ *
+ * <p>Nothing here blocks a thread on ZooKeeper except {@link #close()} and the guarded writes (on
+ * the caller's thread): the own-node watch and every confirming round trip are background requests
+ * whose replies drive the state machine, so the acquire path does not wait for the watch, and no
+ * lease event (a suspicion, a session's end) ever waits behind a round trip on a dead connection.
+ * The own-node watch is a {@code getData} watch (never {@code exists}: on a node already gone it
+ * would leave a watch behind) and is never removed by request: it ends when the node goes (our own
+ * delete included) or with the session, and fires into a lease that ignores it once ended. It is
+ * armed once the lease has lived a short grace ({@link WatchArmer}), or by any earlier confirming
+ * read: a lease that ends within the grace never sends it.
  */
 public final class NodeLease implements Lease {
     private static final Logger LOG = LoggerFactory.getLogger(NodeLease.class);
@@ -50,7 +65,8 @@ public final class NodeLease implements Lease {
     private final Zk zk;
     private final ZkSession session;
     private final FencingToken token;
-    private final WatcherRemoveCuratorFramework watching;
+    /** False when the recipe watches the node itself and reports its events with {@link #nodeEvent()}. */
+    private final boolean ownWatch;
     private final LeaseStateMachine machine = new LeaseStateMachine();
     private final Listeners<LeaseListener> listeners = new Listeners<>();
     private final CompletableFuture<LeaseState> ended = new CompletableFuture<>();
@@ -58,20 +74,46 @@ public final class NodeLease implements Lease {
     private final Registration sessionRegistration;
     private volatile ReleaseStep releaseStep = () -> { };
     private final Watcher nodeWatcher = this::onNodeEvent;
+    /**
+     * Counts suspicions; a round trip confirms the lease only if none came after it was sent
+     * (a reply to a request sent before a stall says nothing about after it). Guarded by
+     * {@link #suspicionLock} together with the SUSPECT and CONFIRM moves.
+     */
+    private long suspicions;
+    private final Object suspicionLock = new Object();
+    /** Releases by the recipe's own transaction in flight: while any is, our node vanishing is not a loss yet. */
+    private final AtomicInteger ownReleases = new AtomicInteger();
+    private volatile boolean goneDuringOwnRelease;
+    /** Whether a watching read of our node was sent (see {@link WatchArmer}: short leases never send one). */
+    private volatile boolean watchArmed;
 
     /**
      * Starts a lease for the node in {@code token}, created by {@code session}. The caller has
-     * just created the node; the lease watches it from now on.
+     * just created the node; the lease watches it from a short grace on (see {@link WatchArmer};
+     * the watch request is sent in the background: this constructor never waits for it).
      */
     public NodeLease(Zk zk, ZkSession session, FencingToken token) {
+        this(zk, session, token, true);
+    }
+
+    /**
+     * A lease for a recipe that already watches its node (a persistent watch over the node's
+     * parent, set before the node was created): the lease sends no watch request of its own, and the
+     * recipe calls {@link #nodeEvent()} whenever its watch reports the node deleted or changed.
+     */
+    public static NodeLease watchedByRecipe(Zk zk, ZkSession session, FencingToken token) {
+        return new NodeLease(zk, session, token, false);
+    }
+
+    private NodeLease(Zk zk, ZkSession session, FencingToken token, boolean ownWatch) {
         this.zk = zk;
         this.session = session;
         this.token = token;
-        this.watching = zk.curator().newWatcherRemoveCuratorFramework();
+        this.ownWatch = ownWatch;
         this.sessionRegistration = session.addListener(new SessionListener() {
             @Override
             public void onSuspended(CoordSession s) {
-                apply(LeaseEvent.SUSPECT, null);
+                suspectOnly();
             }
 
             @Override
@@ -88,8 +130,15 @@ public final class NodeLease implements Lease {
         zk.track(this);
         if (session.state().isTerminal()) {
             apply(LeaseEvent.LOSE, new SessionExpiredException("session " + session.idHex() + " had already ended"));
-        } else {
-            zk.events().execute(this::watchNode);
+        } else if (ownWatch) {
+            WatchArmer.armLater(this);
+        }
+    }
+
+    /** Sends the own-node watch now unless a read already set it (or the lease ended). */
+    void armWatch() {
+        if (ownWatch && !watchArmed && !state().isTerminal()) {
+            roundTrip(-1);
         }
     }
 
@@ -180,10 +229,26 @@ public final class NodeLease implements Lease {
         }
     }
 
-    /** Asks for a round trip before the lease is trusted again (the process stalled). */
+    /**
+     * Asks for a round trip before the lease is trusted again (the process stalled). Returns at
+     * once: the round trip's reply moves the lease.
+     */
     public void suspect() {
-        if (apply(LeaseEvent.SUSPECT, null)) {
-            verify();
+        suspectOnly();
+        if (session.state() == SessionState.CONNECTED) {
+            verify(); // while not connected, the reconnect verifies
+        }
+    }
+
+    /** The recipe's own watch saw our node deleted or changed: re-read before believing it. */
+    public void nodeEvent() {
+        verify();
+    }
+
+    private void suspectOnly() {
+        synchronized (suspicionLock) {
+            suspicions++;
+            apply(LeaseEvent.SUSPECT, null);
         }
     }
 
@@ -205,6 +270,69 @@ public final class NodeLease implements Lease {
         finish();
     }
 
+    /**
+     * Ends the lease RELEASED now without deleting its node, for a recipe that deletes the node
+     * its own way (a fixed path, which must only be deleted after checking it is still this
+     * incarnation: a guaranteed delete by path could hit another session's node). The node's
+     * deletion, when the watch sees it, is then no loss. Idempotent; after LOST it only records the close.
+     */
+    public void releaseKeepingNode() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        apply(LeaseEvent.RELEASE, null);
+        finish();
+    }
+
+    /**
+     * Starts a release the recipe commits in its own transaction: put {@link OwnRelease#deleteOp()}
+     * in it (it also fences the transaction: it fails if our node is gone) and report the outcome.
+     * Until then our node vanishing is not taken as a loss — the lease cannot tell our own
+     * transaction's delete from someone else's, so the caller tells it.
+     */
+    public OwnRelease beginOwnRelease() {
+        ownReleases.incrementAndGet();
+        return new OwnRelease();
+    }
+
+    /** A release by the recipe's own transaction; see {@link #beginOwnRelease()}. Report exactly once. */
+    public final class OwnRelease {
+        private final AtomicBoolean reported = new AtomicBoolean();
+
+        private OwnRelease() {
+        }
+
+        /** {@code delete} of our exact node, for the recipe's transaction. */
+        public CuratorOp deleteOp() {
+            return zk.callUninterruptibly(token.node(), () -> zk.curator().transactionOp().delete().forPath(token.node().value()));
+        }
+
+        /** The transaction committed (our node is gone with it): the lease ends RELEASED, without another request. */
+        public void committed() {
+            if (!reported.compareAndSet(false, true)) {
+                return;
+            }
+            closed.set(true);
+            apply(LeaseEvent.RELEASE, null);
+            ownReleases.decrementAndGet();
+            finish();
+        }
+
+        /**
+         * The transaction did not commit, or the caller gives up on knowing: the lease is watched
+         * as before, and if its node was seen gone meanwhile it is read again (gone → LOST).
+         */
+        public void notCommitted() {
+            if (!reported.compareAndSet(false, true)) {
+                return;
+            }
+            if (ownReleases.decrementAndGet() == 0 && goneDuringOwnRelease) {
+                goneDuringOwnRelease = false;
+                verify();
+            }
+        }
+    }
+
     private boolean failedAtCheck(KeeperException e) {
         List<org.apache.zookeeper.OpResult> results = e.getResults();
         if (results == null || results.isEmpty()) {
@@ -214,49 +342,107 @@ public final class NodeLease implements Lease {
                 && err.getErr() == KeeperException.Code.NONODE.intValue();
     }
 
-    private void watchNode() {
+    private void onNodeEvent(WatchedEvent event) {
+        if (event.getType() == Watcher.Event.EventType.None || state().isTerminal()) {
+            return;
+        }
+        // Never trust the event alone: re-read (which re-arms the watch).
+        verify();
+    }
+
+    /** One round trip that may confirm the lease: our node exists and is owned by our session → CONFIRM; gone → LOSE. */
+    private void verify() {
+        long epoch;
+        synchronized (suspicionLock) {
+            epoch = suspicions;
+        }
+        roundTrip(epoch);
+    }
+
+    /**
+     * Reads our node in the background (with the own-node watch, when the lease keeps one); the
+     * reply, handed to the client's event thread, moves the lease. {@code epoch} is the suspicion
+     * count when sent; -1 for the first watch, which confirms nothing.
+     */
+    private void roundTrip(long epoch) {
         if (state().isTerminal()) {
             return;
         }
+        BackgroundCallback reply = (client, event) -> {
+            if (!movesNothing(epoch, event)) {
+                onEvents(() -> onReply(epoch, event));
+            }
+        };
         try {
-            Stat stat = watching.checkExists().usingWatcher(nodeWatcher).forPath(token.node().value());
-            if (stat == null) {
-                apply(LeaseEvent.LOSE, new LockLostException("lease node " + token.node() + " was deleted"));
+            if (ownWatch) {
+                watchArmed = true;
+                zk.curator().getData().usingWatcher(nodeWatcher).inBackground(reply).forPath(token.node().value());
+            } else {
+                zk.curator().checkExists().inBackground(reply).forPath(token.node().value());
             }
         } catch (Exception e) {
-            // Connection trouble: the session listener will SUSPECT and verify on reconnect.
-            LOG.debug("could not watch lease node {}", token.node(), e);
+            // The client is closing (its session ends, and the lease with it) or cannot send now.
+            LOG.debug("could not read lease node {}; still {}", token.node(), state(), e);
         }
     }
 
-    private void onNodeEvent(WatchedEvent event) {
-        if (event.getType() == Watcher.Event.EventType.None) {
+    /**
+     * Whether a reply certainly moves nothing (the first watch found our own node, or the lease has
+     * ended), so ZooKeeper's event thread can drop it without waking the client's event thread.
+     */
+    private boolean movesNothing(long epoch, CuratorEvent event) {
+        if (state().isTerminal()) {
+            return true;
+        }
+        Stat stat = event.getStat();
+        return epoch < 0 && event.getResultCode() == KeeperException.Code.OK.intValue()
+                && stat != null && stat.getEphemeralOwner() == session.id();
+    }
+
+    private void onReply(long epoch, CuratorEvent event) {
+        if (state().isTerminal()) {
             return;
         }
-        // Never trust the event alone: re-read, and re-arm the watch.
-        zk.events().execute(this::verify);
+        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+        if (code == KeeperException.Code.NONODE) {
+            if (ownReleases.get() > 0) {
+                // Perhaps our own transaction deleted it; its caller says which (see OwnRelease).
+                goneDuringOwnRelease = true;
+                if (ownReleases.get() > 0) {
+                    return;
+                }
+            }
+            apply(LeaseEvent.LOSE, new LockLostException("lease node " + token.node() + " is gone"));
+            return;
+        }
+        if (code != KeeperException.Code.OK) {
+            // Connection trouble: the session listener suspects, and the reconnect verifies again.
+            LOG.debug("could not read lease node {} ({}); still {}", token.node(), code, state());
+            return;
+        }
+        Stat stat = event.getStat();
+        if (stat != null && stat.getEphemeralOwner() != session.id()) {
+            apply(LeaseEvent.LOSE, new LockLostException("lease node " + token.node() + " is owned by session 0x"
+                    + Long.toHexString(stat.getEphemeralOwner()) + ", not " + session.idHex()));
+            return;
+        }
+        if (epoch < 0) {
+            return;
+        }
+        synchronized (suspicionLock) {
+            if (epoch == suspicions && session.state() == SessionState.CONNECTED) {
+                apply(LeaseEvent.CONFIRM, null);
+            }
+        }
     }
 
-    /** One round trip: our node exists and is owned by our session → CONFIRM; gone → LOSE. */
-    private void verify() {
-        zk.events().execute(() -> {
-            if (state().isTerminal()) {
-                return;
-            }
-            try {
-                Stat stat = watching.checkExists().usingWatcher(nodeWatcher).forPath(token.node().value());
-                if (stat == null) {
-                    apply(LeaseEvent.LOSE, new LockLostException("lease node " + token.node() + " is gone"));
-                } else if (stat.getEphemeralOwner() != session.id()) {
-                    apply(LeaseEvent.LOSE, new LockLostException("lease node " + token.node() + " is owned by session 0x"
-                            + Long.toHexString(stat.getEphemeralOwner()) + ", not " + session.idHex()));
-                } else if (session.state() == SessionState.CONNECTED) {
-                    apply(LeaseEvent.CONFIRM, null);
-                }
-            } catch (Exception e) {
-                LOG.debug("could not verify lease node {}; still {}", token.node(), state(), e);
-            }
-        });
+    /** Runs {@code task} on the client's event thread; a closed client drops it (its leases end with its session). */
+    private void onEvents(Runnable task) {
+        try {
+            zk.events().execute(task);
+        } catch (RejectedExecutionException closing) {
+            LOG.debug("client closing: dropped a reply for lease node {}", token.node());
+        }
     }
 
     /** Applies an event; tells listeners; returns whether the state changed. */
@@ -291,11 +477,6 @@ public final class NodeLease implements Lease {
         }
         sessionRegistration.close();
         zk.untrack(this);
-        try {
-            watching.removeWatchers();
-        } catch (RuntimeException e) {
-            LOG.debug("could not remove watchers of {}", token.node(), e);
-        }
         try {
             releaseStep.run();
         } catch (RuntimeException e) {

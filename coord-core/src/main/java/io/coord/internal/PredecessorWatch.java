@@ -4,6 +4,7 @@ import io.coord.CoordPath;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.WatcherRemoveCuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 
@@ -42,9 +43,11 @@ public final class PredecessorWatch implements AutoCloseable {
         return remaining > 0 && changed.await(remaining, TimeUnit.NANOSECONDS);
     }
 
-    /** Removes any watch this waiter still has set. */
+    /** Removes any watch this waiter still has set (not on a closed client: Curator would log an ERROR per watch). */
     @Override
     public void close() {
-        watching.removeWatchers();
+        if (zk.curator().getState() == CuratorFrameworkState.STARTED) {
+            watching.removeWatchers();
+        }
     }
 }

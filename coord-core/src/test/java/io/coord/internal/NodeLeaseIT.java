@@ -18,6 +18,7 @@ import io.coord.ValueTooLargeException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -234,5 +235,114 @@ class NodeLeaseIT {
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(1));
         assertEquals(TARGET.value(), e.path());
         lease.close();
+    }
+
+    /**
+     * Waits until every reply to a lease's background reads that the server could have sent so far
+     * has been handled: two background round trips in a row on the same connection (the first
+     * lets ZooKeeper's event thread dispatch a watch event already received, and so send the
+     * lease's re-read; the second's reply comes after that re-read's), then the client's event
+     * thread, where the lease handles replies.
+     */
+    private static void drainLeaseReplies(CoordClient client) throws Exception {
+        for (int i = 0; i < 2; i++) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            client.curator().checkExists().inBackground((c, e) -> done.complete(null)).forPath("/");
+            done.get(5, TimeUnit.SECONDS);
+        }
+        Zk.of(client).events().submit(() -> { }).get(5, TimeUnit.SECONDS);
+    }
+
+    private List<String> record(NodeLease lease) {
+        List<String> events = new CopyOnWriteArrayList<>();
+        lease.addListener(new LeaseListener() {
+            @Override
+            public void onLost(Lease l, CoordException cause) {
+                events.add("lost");
+            }
+
+            @Override
+            public void onReleased(Lease l) {
+                events.add("released");
+            }
+        }, listenerThread);
+        return events;
+    }
+
+    @Test
+    void aReleaseCommittedByTheRecipesOwnTransactionEndsReleasedNotLost() throws Exception {
+        CoordClient client = client();
+        NodeLease lease = newLease(client);
+        List<String> events = record(lease);
+        lease.armWatch(); // without waiting out the grace
+        drainLeaseReplies(client); // the own-node watch is set
+        NodeLease.OwnRelease release = lease.beginOwnRelease();
+        client.curator().transaction().forOperations(release.deleteOp(),
+                client.curator().transactionOp().create().forPath("/done", new byte[0]));
+        drainLeaseReplies(client); // the watch fired and the lease read its node: gone
+        assertEquals(LeaseState.ACQUIRED, lease.state(), "a node gone while our own release is in flight is not a loss yet");
+        release.committed();
+        assertEquals(LeaseState.RELEASED, lease.ended().get(5, TimeUnit.SECONDS));
+        await(Duration.ofSeconds(5), () -> events.equals(List.of("released")), "onReleased once, never onLost: " + events);
+        assertNull(client.curator().checkExists().forPath(lease.node().value()));
+    }
+
+    @Test
+    void anOwnReleaseThatDidNotCommitLeavesTheLeaseWatchingAndItsVanishedNodeIsALoss() throws Exception {
+        CoordClient holder = client();
+        CoordClient other = client();
+        NodeLease lease = newLease(holder);
+        List<String> events = record(lease);
+        lease.armWatch();
+        drainLeaseReplies(holder);
+        NodeLease.OwnRelease release = lease.beginOwnRelease();
+        other.curator().delete().forPath(lease.node().value()); // someone else, while our transaction "fails"
+        drainLeaseReplies(holder);
+        release.notCommitted();
+        assertEquals(LeaseState.LOST, lease.ended().get(5, TimeUnit.SECONDS));
+        await(Duration.ofSeconds(5), () -> events.equals(List.of("lost")), "onLost once: " + events);
+    }
+
+    @Test
+    void releaseKeepingNodeEndsReleasedLeavesTheNodeAndItsLaterDeleteIsNoLoss() throws Exception {
+        CoordClient client = client();
+        NodeLease lease = newLease(client);
+        List<String> events = record(lease);
+        lease.armWatch();
+        drainLeaseReplies(client);
+        lease.releaseKeepingNode();
+        assertEquals(LeaseState.RELEASED, lease.ended().get(5, TimeUnit.SECONDS));
+        assertTrue(client.curator().checkExists().forPath(lease.node().value()) != null, "the node is the caller's to delete");
+        client.curator().delete().forPath(lease.node().value());
+        drainLeaseReplies(client);
+        lease.close();
+        await(Duration.ofSeconds(5), () -> events.equals(List.of("released")), "onReleased once, never onLost: " + events);
+        assertEquals(LeaseState.RELEASED, lease.state());
+    }
+
+    @Test
+    void aLeaseWatchedByItsRecipeSendsNoWatchAndReReadsOnTheRecipesEvent() throws Exception {
+        CoordClient holder = client();
+        CoordClient other = client();
+        Zk zk = Zk.of(holder);
+        LeaseNodes.Created created = LeaseNodes.create(zk, PARENT, "lock-", new byte[0], true);
+        NodeLease lease = NodeLease.watchedByRecipe(zk, created.session(), created.token());
+        lease.armWatch(); // asked to, it still sends no watch of its own
+        drainLeaseReplies(holder);
+        other.curator().delete().forPath(lease.node().value());
+        drainLeaseReplies(holder);
+        assertEquals(LeaseState.ACQUIRED, lease.state(), "no watch of its own: it learns from its recipe");
+        lease.nodeEvent();
+        assertEquals(LeaseState.LOST, lease.ended().get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aNodeDeletedBySomeoneElseBeforeTheWatchIsArmedMakesTheLeaseLostWhenItIs() throws Exception {
+        CoordClient holder = client();
+        CoordClient other = client();
+        NodeLease lease = newLease(holder);
+        other.curator().delete().forPath(lease.node().value()); // within the grace: no watch yet
+        assertEquals(LeaseState.LOST, lease.ended().get(5, TimeUnit.SECONDS), "the arming read finds the node gone");
+        assertThrows(LockLostException.class, lease::checkValid);
     }
 }

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.WatcherRemoveCuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -40,10 +41,12 @@ final class NodeWatch implements AutoCloseable {
     private final LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
     private final Watcher watcher = events::offer;
     private final Registration sessionRegistration;
+    private final CoordSession session;
 
     NodeWatch(Zk zk, CoordSession session) {
         this.zk = zk;
         this.watching = zk.curator().newWatcherRemoveCuratorFramework();
+        this.session = session;
         this.sessionRegistration = session.addListener(new SessionListener() {
             @Override
             public void onEnded(CoordSession s, SessionState finalState) {
@@ -106,9 +109,15 @@ final class NodeWatch implements AutoCloseable {
         }
     }
 
+    /**
+     * Removes any watch still set. Not on a closed client (Curator would log an ERROR per watch it
+     * cannot remove) nor after our session ended (its watches ended with it).
+     */
     @Override
     public void close() {
         sessionRegistration.close();
-        watching.removeWatchers();
+        if (zk.curator().getState() == CuratorFrameworkState.STARTED && !session.state().isTerminal()) {
+            watching.removeWatchers();
+        }
     }
 }

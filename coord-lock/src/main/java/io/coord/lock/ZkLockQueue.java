@@ -71,6 +71,9 @@ final class ZkLockQueue {
         String owner = options.ownerName() != null ? options.ownerName() : Thread.currentThread().getName();
         HolderInfo info = HolderInfo.of(owner, request.type(), request.permits());
         LeaseNodes.Created created = LeaseNodes.create(zk, path, request.prefix(), encoded(info, request.type()), true);
+        // The lease starts now, while we queue: its own-node watch goes out in the background beside
+        // the first read, so neither an uncontended grant nor a handoff waits for (or pays) it.
+        NodeLease lease = LeaseNodes.lease(zk, created);
         String ours = created.token().node().name();
         String outcome = "failed";
         NodeWatch watch = null; // made on the first wait: an uncontended acquire needs none
@@ -81,7 +84,7 @@ final class ZkLockQueue {
                 WaitRule.Decision d = WaitRule.decide(queue, ours, request.slots(), true);
                 switch (d.outcome()) {
                     case GRANTED -> {
-                        Holding holding = grant(request, created, info, d.stampOnGrant() || (waited && request.slots() > 1));
+                        Holding holding = grant(request, created, lease, info, d.stampOnGrant() || (waited && request.slots() > 1));
                         outcome = "acquired";
                         return Optional.of(holding);
                     }
@@ -123,6 +126,7 @@ final class ZkLockQueue {
                 watch.close();
             }
             if (!outcome.equals("acquired")) {
+                lease.releaseKeepingNode(); // never granted: it ends here, and remove() deletes the node
                 remove(created);
             }
             metrics.waited(request.type(), outcome, System.nanoTime() - start);
@@ -172,7 +176,8 @@ final class ZkLockQueue {
                 + " was deleted by someone else while it waited");
     }
 
-    private Holding grant(Request request, LeaseNodes.Created created, HolderInfo info, boolean stamp) throws InterruptedException {
+    private Holding grant(Request request, LeaseNodes.Created created, NodeLease lease, HolderInfo info, boolean stamp)
+            throws InterruptedException {
         Instant heldSince = options.clock().instant();
         CoordPath node = created.token().node();
         if (stamp) {
@@ -188,7 +193,6 @@ final class ZkLockQueue {
                 LOG.warn("could not stamp lease node {}; a waiter behind it will re-check when it next wakes", node, e);
             }
         }
-        NodeLease lease = LeaseNodes.lease(zk, created);
         Holding holding = new Holding(request.type(), lease, info, heldSince, stamp, metrics);
         if (!stamp) {
             HeldSinceStamper.track(holding, () -> stampLater(holding));

@@ -38,10 +38,8 @@ final class LockTesting {
     }
 
     /**
-     * Waits until the server shows {@code lease}'s own-node watch. Until then the lease's first
-     * watch request may still be in flight on the client's event thread, and a connection cut
-     * would hold that thread (and every lease event behind it) for the retry budget — a
-     * coord-core behaviour {@code LeaseEventsWaitForABlockedVerifyIT} shows.
+     * Waits until the server shows {@code lease}'s own-node watch (sent in the background once the
+     * lease has lived a short grace), so that a fault injected next finds the lease fully armed.
      */
     static void awaitLeaseWatch(ZooKeeperExtension zk, LockLease lease) {
         String node = "/" + zk.namespace() + lease.node().value();

@@ -41,8 +41,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The lease is never {@code close()}d: that deletes by path with a guaranteed (retried) delete,
  * which for a fixed member path could remove a node another session created meanwhile. Leaving
- * deletes through {@link MemberNode#deleteIfOwned} instead, and the lease then ends when it sees
- * its node gone.
+ * ends the lease RELEASED without a delete ({@link NodeLease#releaseKeepingNode()}) and deletes
+ * through {@link MemberNode#deleteIfOwned}, so the lease takes the node's disappearance for the
+ * release it is, not a loss.
  */
 final class ZkMembership<M> implements Membership<M> {
     private static final Logger LOG = LoggerFactory.getLogger(ZkMembership.class);
@@ -414,6 +415,10 @@ final class ZkMembership<M> implements Membership<M> {
     public void leave() {
         if (!left.compareAndSet(false, true)) {
             return;
+        }
+        NodeLease l = lease;
+        if (l != null) {
+            l.releaseKeepingNode(); // before the delete: its disappearance is our leaving, not a loss
         }
         if (!state().isTerminal()) {
             // Delete first, so that when onLeft runs observers are already being told.

@@ -23,14 +23,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A claim on one task, on top of the shared {@link NodeLease} of its claim node. Every ending is
- * one transaction whose first operation checks the claim node; the second works on the task at the
- * version this claim wrote, so only the current claimer's transaction can commit. The claim node
- * itself is deleted by the lease's close just after (not inside the transaction): deleting it
- * there would let the lease's own watch see the node vanish and report a spurious LOST, and close
- * is what moves the lease to RELEASED. After complete and fail that close runs on the queue's
- * background thread, so the consumer goes on to its next task without waiting for the delete: the
- * task is already settled, and a claim node whose task is gone means nothing. A consumer dying in
- * between leaves nothing behind either: the node is ephemeral.
+ * one transaction whose first operation deletes the claim node (so it also fences: it fails if the
+ * claim is gone); the second works on the task at the version this claim wrote, so only the current
+ * claimer's transaction can commit. The lease is told the outcome ({@link NodeLease.OwnRelease}):
+ * committed → RELEASED with no further request, so its own watch seeing the node vanish is no
+ * spurious LOST. {@link #release()} alone deletes the node through the lease's close.
+ *
+ * <p>A retry of an ending transaction whose reply was lost fails at its first operation (its
+ * earlier try deleted the claim node). Claim nodes are deleted only by their own claim, and an
+ * ephemeral node cannot vanish while its session lives, so a claim node gone while the client is
+ * still on the claim's session means the earlier try committed; on any other session the claim
+ * is lost.
  */
 final class ZkTaskClaim<T> extends LeaseDelegate implements TaskClaim<T> {
     private static final Logger LOG = LoggerFactory.getLogger(ZkTaskClaim.class);
@@ -128,8 +131,9 @@ final class ZkTaskClaim<T> extends LeaseDelegate implements TaskClaim<T> {
     public void completeWith(List<CuratorOp> ops) {
         synchronized (ending) {
             requireOpen("complete");
+            NodeLease.OwnRelease release = lease.beginOwnRelease();
             List<CuratorOp> all = new ArrayList<>();
-            all.add(lease.fenceCheck());
+            all.add(release.deleteOp());
             all.add(Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().delete().withVersion(version)
                     .forPath(taskPath().value())));
             all.add(Txn.op(zk, keyPath(), () -> zk.curator().transactionOp().delete().forPath(keyPath().value())));
@@ -137,9 +141,9 @@ final class ZkTaskClaim<T> extends LeaseDelegate implements TaskClaim<T> {
             Consumer<ZkTaskClaim<T>> sink = nextTask;
             Claimer.Prepared next = sink == null || !nextWanted.getAsBoolean() ? null : queue.claimer().prepareNext();
             if (next == null) {
-                end("complete", all, 2);
+                end("complete", release, all, 2);
             } else {
-                endAndClaim(all, next, sink);
+                endAndClaim(release, all, next, sink);
             }
             queue.index().finishedHere(id.name());
             queue.metrics.completed(Duration.ofNanos(System.nanoTime() - claimedNanos));
@@ -155,13 +159,14 @@ final class ZkTaskClaim<T> extends LeaseDelegate implements TaskClaim<T> {
                 TaskRecord dead = record.dead(reason, now);
                 CoordPath deadPath = queue.layout.deadLetter(id.name());
                 byte[] data = queue.codec.encode(deadPath, dead);
+                NodeLease.OwnRelease release = lease.beginOwnRelease();
                 List<CuratorOp> all = new ArrayList<>();
-                all.add(lease.fenceCheck());
+                all.add(release.deleteOp());
                 all.add(Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().delete().withVersion(version)
                         .forPath(taskPath().value())));
                 all.add(Txn.op(zk, deadPath, () -> zk.curator().transactionOp().create().forPath(deadPath.value(), data)));
                 all.add(Txn.op(zk, keyPath(), () -> zk.curator().transactionOp().delete().forPath(keyPath().value())));
-                end("dead-letter", all, 3);
+                end("dead-letter", release, all, 3);
                 queue.metrics.failed();
                 queue.index().finishedHere(id.name());
                 queue.metrics.deadLettered();
@@ -172,10 +177,11 @@ final class ZkTaskClaim<T> extends LeaseDelegate implements TaskClaim<T> {
             Duration delay = queue.options.backoff().delay(record.attempts() + 1, ThreadLocalRandom.current().nextDouble());
             TaskRecord retry = record.retrying(reason, now + delay.toMillis());
             byte[] data = queue.codec.encode(taskPath(), retry);
-            List<CuratorOp> all = List.of(lease.fenceCheck(),
+            NodeLease.OwnRelease release = lease.beginOwnRelease();
+            List<CuratorOp> all = List.of(release.deleteOp(),
                     Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().setData().withVersion(version)
                             .forPath(taskPath().value(), data)));
-            end("fail", all, -1);
+            end("fail", release, all, -1);
             queue.metrics.failed();
             queue.index().unhold(id.name());
             return Task.State.PENDING;
@@ -214,39 +220,60 @@ final class ZkTaskClaim<T> extends LeaseDelegate implements TaskClaim<T> {
     }
 
     /**
-     * Commits an ending transaction. Op 0 is the claim check; op 1 works on the task at our
-     * version; op {@code keyIndex} deletes the task's key (-1: none). On success the claim ends.
+     * Commits an ending transaction. Op 0 deletes the claim node (and fences); op 1 works on the
+     * task at our version; op {@code keyIndex} deletes the task's key (-1: none). On success the
+     * claim ends and its lease is RELEASED by this transaction.
      */
-    private void end(String what, List<CuratorOp> ops, int keyIndex) {
+    private void end(String what, NodeLease.OwnRelease release, List<CuratorOp> ops, int keyIndex) {
         try {
             Txn.commit(zk, taskPath(), ops);
         } catch (KeeperException e) {
             int failed = Txn.failedIndex(e);
             if (failed == 0) {
-                throw lost(what, e);
-            }
-            if (failed == 1) {
-                // The claim check passed, so our claim node exists, and while it does nobody else can
-                // claim the task: the task changed because an earlier try of this same transaction
-                // committed before its reply was lost.
-                LOG.debug("{} of task {} was already applied by an earlier try", what, id);
+                if (!earlierTryCommitted(what)) {
+                    release.notCommitted();
+                    throw lost(what, e);
+                }
             } else if (failed == keyIndex && e.code() == KeeperException.Code.NONODE) {
                 LOG.warn("key node {} of task {} was missing; ending the task without it", keyPath(), id);
                 List<CuratorOp> without = new ArrayList<>(ops);
                 without.remove(keyIndex);
-                end(what, without, -1);
+                end(what, release, without, -1);
                 return;
             } else {
+                release.notCommitted();
                 throw zk.translate(e, taskPath()); // e.g. one of the caller's own ops failed: nothing applied, claim kept
             }
         } catch (InterruptedException e) {
+            release.notCommitted();
             Thread.currentThread().interrupt();
             throw new CoordException("interrupted during " + what + " of task " + id + "; it may or may not have been"
                     + " applied: call " + what + " again to find out", e);
+        } catch (RuntimeException e) {
+            release.notCommitted();
+            throw e;
         }
         finished = true;
-        // The task is settled; deleting the claim node needs no waiting for (see the class comment).
-        queue.closeLater(lease);
+        release.committed();
+    }
+
+    /**
+     * The ending failed at its first op: our claim node is gone. If the client is still on the
+     * claim's session, nothing but this claim deletes its node (see the class comment): an earlier
+     * try of this transaction committed before its reply was lost.
+     */
+    private boolean earlierTryCommitted(String what) {
+        long current;
+        try {
+            current = zk.curator().getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return false;
+        }
+        if (current != lease.session().id() || lease.session().state().isTerminal()) {
+            return false;
+        }
+        LOG.debug("{} of task {} was already applied by an earlier try", what, id);
+        return true;
     }
 
     /**
@@ -255,13 +282,13 @@ final class ZkTaskClaim<T> extends LeaseDelegate implements TaskClaim<T> {
      * outcome is the plain completion's (see {@link #end}); after a lost reply the next claim is
      * adopted only if it did commit.
      */
-    private void endAndClaim(List<CuratorOp> all, Claimer.Prepared next, Consumer<ZkTaskClaim<T>> sink) {
+    private void endAndClaim(NodeLease.OwnRelease release, List<CuratorOp> all, Claimer.Prepared next, Consumer<ZkTaskClaim<T>> sink) {
         List<CuratorOp> both = new ArrayList<>(all);
         both.addAll(next.ops());
         try {
             List<CuratorTransactionResult> results = Txn.commit(zk, taskPath(), both);
             finished = true;
-            queue.closeLater(lease);
+            release.committed();
             Stat claimed = results.get(all.size() + 1).getResultStat();
             queue.claimer().adopt(next, claimed.getMzxid(), claimed.getVersion()).ifPresent(sink);
             return;
@@ -269,28 +296,32 @@ final class ZkTaskClaim<T> extends LeaseDelegate implements TaskClaim<T> {
             int failed = Txn.failedIndex(e);
             if (failed >= all.size()) {
                 queue.claimer().abandon(next, true); // the next task changed: nothing committed
-            } else if (failed == 1) {
+            } else if (failed == 0 && earlierTryCommitted("complete")) {
                 // An earlier try of this same transaction committed: the completion and the next claim.
                 finished = true;
-                queue.closeLater(lease);
+                release.committed();
                 queue.claimer().adoptIfCommitted(next).ifPresent(sink);
                 return;
             } else {
                 queue.claimer().abandon(next, false);
                 if (failed == 0) {
+                    release.notCommitted();
                     throw lost("complete", e);
                 }
+                // Another op failed (a missing key, the caller's own ops): the plain completion below decides.
             }
         } catch (InterruptedException e) {
             queue.claimer().discard(next);
+            release.notCommitted();
             Thread.currentThread().interrupt();
             throw new CoordException("interrupted during complete of task " + id + "; it may or may not have been"
                     + " applied: call complete again to find out", e);
         } catch (RuntimeException e) {
             queue.claimer().discard(next); // indeterminate: the next task goes back if it was taken
+            release.notCommitted();
             throw e;
         }
-        end("complete", all, 2);
+        end("complete", release, all, 2);
     }
 
     private ClaimLostException lost(String what, KeeperException cause) {

@@ -4,17 +4,12 @@ import io.coord.Codec;
 import io.coord.CoordClient;
 import io.coord.CoordException;
 import io.coord.CoordPath;
-import io.coord.internal.NodeLease;
 import io.coord.internal.Zk;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.KeeperException;
@@ -35,7 +30,6 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile TaskIndex index;
     private QueueWatch watch;
-    private volatile ExecutorService closer;
 
     private ZkTaskQueue(Zk zk, QueueLayout layout, Codec<T> payloadCodec, QueueOptions options) {
         this.zk = zk;
@@ -104,28 +98,6 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
                 index = fresh;
             }
             return index;
-        }
-    }
-
-    /** Closes a settled claim's lease (deleting its node) on this queue's background thread. */
-    void closeLater(NodeLease lease) {
-        ExecutorService c = closer;
-        if (c == null) {
-            synchronized (startLock) {
-                if (closer == null) {
-                    closer = Executors.newSingleThreadExecutor(r -> {
-                        Thread t = new Thread(r, "coord-queue-" + layout.name + "-release");
-                        t.setDaemon(true);
-                        return t;
-                    });
-                }
-                c = closer;
-            }
-        }
-        try {
-            c.execute(lease::close);
-        } catch (RejectedExecutionException closedQueue) {
-            lease.close();
         }
     }
 
@@ -227,17 +199,6 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
         synchronized (startLock) {
             if (watch != null) {
                 watch.close();
-            }
-            if (closer != null) {
-                closer.shutdown();
-                try {
-                    if (!closer.awaitTermination(10, TimeUnit.SECONDS)) {
-                        closer.shutdownNow();
-                    }
-                } catch (InterruptedException e) {
-                    closer.shutdownNow();
-                    Thread.currentThread().interrupt();
-                }
             }
         }
     }

@@ -48,16 +48,17 @@
  * <pre>
  * enqueue   multi(create keys/…, create tasks/task- SEQUENTIAL)
  * claim     multi(create claims/{task}~{unique} EPHEMERAL, setData tasks/{task} @ version read)
- * complete  multi(check claim, delete tasks/{task} @ version claimed, delete keys/…, [your ops])
- * fail      multi(check claim, setData tasks/{task} @ version claimed: attempts+1, notBefore, lastError)
- * dead      multi(check claim, delete tasks/{task} @ version claimed, create dead/{task}, delete keys/…)
+ * complete  multi(delete claim, delete tasks/{task} @ version claimed, delete keys/…, [your ops])
+ * fail      multi(delete claim, setData tasks/{task} @ version claimed: attempts+1, notBefore, lastError)
+ * dead      multi(delete claim, delete tasks/{task} @ version claimed, create dead/{task}, delete keys/…)
  * requeue   multi(delete dead/{task} @ version, create keys/…, create tasks/task- SEQUENTIAL)
  * </pre>
  * The claim's version check makes one of several racing consumers win and fences every earlier
  * claimer out. The claim token is the claim node's czxid, which equals the claim transaction's
- * zxid, so it needs no extra read. The claim node is deleted right after complete or fail by the
- * claim's lease (not inside the transaction, which would make the lease's own watch report a
- * spurious LOST); claim names are never reused, so that late delete can only hit our own node.
+ * zxid, so it needs no extra read. Complete and fail delete the claim node inside their own
+ * transaction (the delete also fences: it fails if the claim is gone) and tell the claim's lease
+ * it was released that way, so one commit settles a task and no separate delete follows; claim
+ * names are never reused, so a delete can only ever hit our own node.
  * A {@link io.coord.queue.TaskWorker} completes a task and claims its next one in one transaction.
  *
  * <h2>No listing per claim; scale</h2>
