@@ -1,22 +1,13 @@
 package io.coord.barrier;
 
 import io.coord.CoordPath;
-import io.coord.CoordSession;
-import io.coord.FencingToken;
 import io.coord.Lease;
-import io.coord.LeaseListener;
 import io.coord.LeaseState;
-import io.coord.Registration;
+import io.coord.internal.ForwardingLease;
 import io.coord.internal.NodeLease;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.WatcherRemoveCuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * One member's place in one generation of a double barrier, from {@link DoubleBarrier#enter} until
@@ -29,9 +20,8 @@ import org.apache.zookeeper.data.Stat;
  * {@link io.coord.BarrierBrokenException} naming this member. After {@link #leave} returns, the
  * seat is already released and {@code close()} does nothing.
  */
-public final class BarrierSeat implements Lease {
+public final class BarrierSeat extends ForwardingLease {
     private final ZkDoubleBarrier barrier;
-    private final NodeLease lease;
     private final long generation;
     private final long sequence;
     private final AtomicBoolean leaving = new AtomicBoolean();
@@ -42,8 +32,8 @@ public final class BarrierSeat implements Lease {
     private volatile boolean released;
 
     BarrierSeat(ZkDoubleBarrier barrier, NodeLease lease, long generation, long sequence) {
+        super(lease);
         this.barrier = barrier;
-        this.lease = lease;
         this.generation = generation;
         this.sequence = sequence;
     }
@@ -111,11 +101,6 @@ public final class BarrierSeat implements Lease {
     }
 
     @Override
-    public FencingToken token() {
-        return lease.token();
-    }
-
-    @Override
     public CoordPath node() {
         return lease.node();
     }
@@ -127,41 +112,11 @@ public final class BarrierSeat implements Lease {
     }
 
     @Override
-    public CoordSession session() {
-        return lease.session();
-    }
-
-    @Override
     public void checkValid() {
         if (released) {
             throw new io.coord.LockLostException("seat " + this + " was released: its generation is done");
         }
         lease.checkValid();
-    }
-
-    @Override
-    public CompletableFuture<LeaseState> ended() {
-        return lease.ended();
-    }
-
-    @Override
-    public Registration addListener(LeaseListener listener, Executor executor) {
-        return lease.addListener(listener, executor);
-    }
-
-    @Override
-    public CuratorOp fenceCheck() {
-        return lease.fenceCheck();
-    }
-
-    @Override
-    public Stat guardedSetData(CoordPath target, byte[] data) {
-        return lease.guardedSetData(target, data);
-    }
-
-    @Override
-    public List<CuratorTransactionResult> guardedTransaction(List<CuratorOp> ops) {
-        return lease.guardedTransaction(ops);
     }
 
     /**

@@ -5,6 +5,7 @@ import io.coord.CoordPath;
 import io.coord.LeaseListener;
 import io.coord.LeaseState;
 import io.coord.LockLostException;
+import io.coord.internal.ForwardingLease;
 import io.coord.internal.NodeLease;
 import io.coord.internal.Zk;
 import java.time.Duration;
@@ -35,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * still on the claim's session means the earlier try committed; on any other session the claim
  * is lost.
  */
-final class ZkTaskClaim<T> extends LeaseDelegate implements TaskClaim<T> {
+final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
     private static final Logger LOG = LoggerFactory.getLogger(ZkTaskClaim.class);
 
     private final ZkTaskQueue<T> queue;

@@ -9,6 +9,7 @@ import io.coord.CoordClient;
 import io.coord.CoordSettings;
 import io.coord.test.ClientProxy;
 import io.coord.test.LeakCheckExtension;
+import io.coord.test.ReplyLossServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -31,13 +32,13 @@ class ReplyLossIT {
     @RegisterExtension
     static final LeakCheckExtension LEAKS = LeakCheckExtension.threads();
 
-    private MultiReplyLossServer server;
+    private ReplyLossServer server;
     private CoordClient client;
     private TaskQueue<Job> queue;
 
     @BeforeEach
     void start() throws Exception {
-        server = MultiReplyLossServer.start();
+        server = ReplyLossServer.start();
         client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString())
                 .sessionTimeout(Duration.ofSeconds(5)).connectionTimeout(Duration.ofSeconds(10)).build());
         queue = TaskQueue.open(client, "jobs", io.coord.Codec.json(Job.class), QueueOptions.defaults());

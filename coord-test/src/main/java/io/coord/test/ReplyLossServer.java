@@ -9,8 +9,10 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.jute.Record;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.server.FinalRequestProcessor;
 import org.apache.zookeeper.server.PrepRequestProcessor;
 import org.apache.zookeeper.server.Request;
@@ -24,11 +26,11 @@ import org.apache.zookeeper.txn.CreateTTLTxn;
 import org.apache.zookeeper.txn.CreateTxn;
 
 /**
- * A standalone ZooKeeper server on loopback that can lose the reply to a create (fault F10): once
- * {@linkplain #dropNextCreateReply armed}, the next create of a matching path is logged and applied
- * as usual, but the client's connection is closed just before the reply would be sent. The client
- * sees {@code ConnectionLoss} for a create that did happen — the case Curator's protected mode
- * exists for.
+ * A standalone ZooKeeper server on loopback that can lose the reply to a create or a transaction
+ * (fault F10): once armed ({@link #dropNextCreateReply}, {@link #dropNextMultiReply}), the next
+ * matching request is logged and applied as usual, but the client's connection is closed just
+ * before the reply would be sent. The client sees {@code ConnectionLoss} for a write that did
+ * happen — the case Curator's protected mode and Coord's own recovery exist for.
  *
  * <p>It works by putting a step in front of ZooKeeper's final request processor (the one that
  * applies a committed transaction and replies), the pattern of Curator's own
@@ -90,7 +92,25 @@ public final class ReplyLossServer implements AutoCloseable {
         if (pathPrefix == null || !pathPrefix.startsWith("/")) {
             throw new IllegalArgumentException("pathPrefix must be an absolute path, got '" + pathPrefix + "'");
         }
-        server.armed.set(pathPrefix);
+        server.armed.set(new Trigger(request -> {
+            String path = createdPath(request.getTxn());
+            return path != null && path.startsWith(pathPrefix);
+        }, () -> { }));
+    }
+
+    /** Arms the fault for the next {@code multi} transaction (from any client) that commits. */
+    public void dropNextMultiReply() {
+        dropNextMultiReply(() -> { });
+    }
+
+    /**
+     * Like {@link #dropNextMultiReply()}, running {@code beforeClose} once the transaction is logged
+     * and just before the client's connection is closed — e.g. to keep that client from
+     * reconnecting (a proxy that refuses) while the test changes what its retry would find.
+     */
+    public void dropNextMultiReply(Runnable beforeClose) {
+        server.armed.set(new Trigger(request -> request.type == ZooDefs.OpCode.multi
+                && request.getHdr().getType() == ZooDefs.OpCode.multi, beforeClose));
     }
 
     /** Whether an armed fault has not fired yet. */
@@ -122,7 +142,7 @@ public final class ReplyLossServer implements AutoCloseable {
     }
 
     private static final class DroppingServer extends ZooKeeperServer {
-        final AtomicReference<String> armed = new AtomicReference<>();
+        final AtomicReference<Trigger> armed = new AtomicReference<>();
         final AtomicInteger dropped = new AtomicInteger();
 
         DroppingServer(File dir, int tickTime) throws IOException {
@@ -140,7 +160,24 @@ public final class ReplyLossServer implements AutoCloseable {
         }
     }
 
-    /** Closes the client's connection before the final processor applies a matching create and replies. */
+    /** Which committed request loses its reply, and what to do just before. */
+    private record Trigger(Predicate<Request> matches, Runnable beforeClose) {
+    }
+
+    private static String createdPath(Record txn) {
+        if (txn instanceof CreateTxn c) {
+            return c.getPath();
+        }
+        if (txn instanceof CreateContainerTxn c) {
+            return c.getPath();
+        }
+        if (txn instanceof CreateTTLTxn c) {
+            return c.getPath();
+        }
+        return null;
+    }
+
+    /** Closes the client's connection before the final processor applies a matching request and replies. */
     private static final class ReplyDropper implements RequestProcessor {
         private final RequestProcessor next;
         private final DroppingServer server;
@@ -152,29 +189,15 @@ public final class ReplyLossServer implements AutoCloseable {
 
         @Override
         public void processRequest(Request request) throws RequestProcessorException {
-            String prefix = server.armed.get();
-            if (prefix != null && request.cnxn != null && request.getHdr() != null) {
-                String path = createdPath(request.getTxn());
-                if (path != null && path.startsWith(prefix) && server.armed.compareAndSet(prefix, null)) {
-                    // The transaction is already in the log; closing first means the reply has nowhere to go.
-                    request.cnxn.close(ServerCnxn.DisconnectReason.CONNECTION_CLOSE_FORCED);
-                    server.dropped.incrementAndGet();
-                }
+            Trigger trigger = server.armed.get();
+            if (trigger != null && request.cnxn != null && request.getHdr() != null && trigger.matches().test(request)
+                    && server.armed.compareAndSet(trigger, null)) {
+                trigger.beforeClose().run();
+                // The transaction is already in the log; closing first means the reply has nowhere to go.
+                request.cnxn.close(ServerCnxn.DisconnectReason.CONNECTION_CLOSE_FORCED);
+                server.dropped.incrementAndGet();
             }
             next.processRequest(request);
-        }
-
-        private static String createdPath(Record txn) {
-            if (txn instanceof CreateTxn c) {
-                return c.getPath();
-            }
-            if (txn instanceof CreateContainerTxn c) {
-                return c.getPath();
-            }
-            if (txn instanceof CreateTTLTxn c) {
-                return c.getPath();
-            }
-            return null;
         }
 
         @Override

@@ -1,12 +1,12 @@
-package io.coord.queue;
+package io.coord.internal;
 
+import io.coord.CoordPath;
 import io.coord.CoordSession;
 import io.coord.FencingToken;
 import io.coord.Lease;
 import io.coord.LeaseListener;
 import io.coord.LeaseState;
 import io.coord.Registration;
-import io.coord.internal.NodeLease;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -14,11 +14,15 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.data.Stat;
 
-/** The {@link Lease} contract of a claim, from the shared {@link NodeLease} of its claim node. */
-abstract class LeaseDelegate implements Lease {
-    final NodeLease lease;
+/**
+ * A recipe's own lease type (a leadership, a queue claim, a barrier seat) whose {@link Lease}
+ * contract is exactly that of the {@link NodeLease} of its node. Subclasses add their recipe's
+ * meaning and override only what differs (a seat's {@code checkValid}, a claim's {@code close}).
+ */
+public abstract class ForwardingLease implements Lease {
+    protected final NodeLease lease;
 
-    LeaseDelegate(NodeLease lease) {
+    protected ForwardingLease(NodeLease lease) {
         this.lease = lease;
     }
 
@@ -58,12 +62,17 @@ abstract class LeaseDelegate implements Lease {
     }
 
     @Override
-    public Stat guardedSetData(io.coord.CoordPath target, byte[] data) {
+    public Stat guardedSetData(CoordPath target, byte[] data) {
         return lease.guardedSetData(target, data);
     }
 
     @Override
     public List<CuratorTransactionResult> guardedTransaction(List<CuratorOp> ops) {
         return lease.guardedTransaction(ops);
+    }
+
+    @Override
+    public void close() {
+        lease.close();
     }
 }
