@@ -1,9 +1,12 @@
 package io.coord;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
@@ -19,12 +22,19 @@ import java.util.Objects;
  * {@link CodecException} naming the path, the line and column and the problem.
  *
  * <p>Reading is strict: unknown fields are errors, empty data, a byte-order mark, invalid UTF-8
- * and trailing garbage are errors, nesting is limited to {@value #MAX_DEPTH} levels and numbers
- * to {@value #MAX_NUMBER_LENGTH} digits (lower than Jackson's defaults: input may be hostile).
+ * and trailing garbage are errors. Input may be hostile (a "JSON bomb"), so the parser's limits
+ * are far below Jackson's defaults: nesting at most {@value #MAX_DEPTH} levels, a string at most
+ * {@value #MAX_STRING_LENGTH} characters, a number at most {@value #MAX_NUMBER_LENGTH} digits. A
+ * breach is a {@link CodecException} naming the path, the position and the limit. Writing checks
+ * the same limits, so a value this codec accepts it can always read back (a queue task or a
+ * config value that could be written but never decoded would be poison).
  */
 public final class Codec<T> {
     public static final int MAX_DEPTH = 64;
+    public static final int MAX_STRING_LENGTH = 64 * 1024;
     public static final int MAX_NUMBER_LENGTH = 100;
+    private static final String LIMITS = "Coord's JSON limits: nesting " + MAX_DEPTH + " levels, strings "
+            + MAX_STRING_LENGTH + " characters, numbers " + MAX_NUMBER_LENGTH + " digits";
 
     private static final ObjectMapper MAPPER = newMapper();
 
@@ -63,7 +73,8 @@ public final class Codec<T> {
 
     /**
      * Serializes {@code value} for the node at {@code path}. Throws {@link CodecException} if it
-     * cannot be serialized and {@link ValueTooLargeException} if it is over the limit.
+     * cannot be serialized or breaks a parser limit (then it could never be read back), and
+     * {@link ValueTooLargeException} if it is over the size limit.
      */
     public byte[] encode(CoordPath path, T value) {
         if (value == null) {
@@ -79,7 +90,26 @@ public final class Codec<T> {
         if (bytes.length > limit) {
             throw new ValueTooLargeException(path.value(), bytes.length, limit);
         }
+        checkReadable(path, bytes);
         return bytes;
+    }
+
+    /** One token pass with the reading limits: Jackson's writer does not check them itself. */
+    private void checkReadable(CoordPath path, byte[] bytes) {
+        try (JsonParser parser = MAPPER.getFactory().createParser(bytes)) {
+            for (JsonToken t = parser.nextToken(); t != null; t = parser.nextToken()) {
+                if (t.isNumeric()) {
+                    parser.getNumberValue(); // the parser checks lengths when it reads the value
+                } else if (t == JsonToken.VALUE_STRING) {
+                    parser.getText();
+                }
+            }
+        } catch (StreamConstraintsException e) {
+            throw new CodecException("value for " + path + " cannot be written: " + e.getOriginalMessage() + " ("
+                    + LIMITS + "); it could never be read back; nothing was written", e);
+        } catch (IOException e) {
+            throw new CodecException("value for " + path + " does not read back as JSON: " + e.getMessage(), e);
+        }
     }
 
     /** Parses the data of the node at {@code path}. */
@@ -103,11 +133,26 @@ public final class Codec<T> {
             throw new CodecException("node " + path + ": unknown field \"" + e.getPropertyName() + "\" at "
                     + where(e.getLocation()) + " for " + type.getTypeName(), e);
         } catch (JsonProcessingException e) {
+            StreamConstraintsException limit = constraint(e);
+            if (limit != null) {
+                throw new CodecException("node " + path + " breaks a JSON limit at " + where(limit.getLocation()) + ": "
+                        + limit.getOriginalMessage() + " (" + LIMITS + ", lower than Jackson's defaults: input may be hostile)", e);
+            }
             throw new CodecException("node " + path + " is not valid JSON for " + type.getTypeName() + " at "
                     + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
         } catch (IOException e) {
             throw new CodecException("node " + path + " could not be read: " + e.getMessage(), e);
         }
+    }
+
+    /** The limit breach behind {@code e}: databind wraps it when it happens inside a bean. */
+    private static StreamConstraintsException constraint(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof StreamConstraintsException s) {
+                return s;
+            }
+        }
+        return null;
     }
 
     private static String where(JsonLocation location) {
@@ -119,7 +164,7 @@ public final class Codec<T> {
                 .streamReadConstraints(StreamReadConstraints.builder()
                         .maxNestingDepth(MAX_DEPTH)
                         .maxNumberLength(MAX_NUMBER_LENGTH)
-                        .maxStringLength(CoordSettings.DEFAULT_MAX_VALUE_BYTES)
+                        .maxStringLength(MAX_STRING_LENGTH)
                         .build())
                 .build();
         ObjectMapper mapper = new ObjectMapper(factory);

@@ -13,8 +13,13 @@ public class ValueTooLargeException extends CoordException {
     private final long limit;
 
     public ValueTooLargeException(String path, long size, long limit) {
-        super("value for " + path + " is " + size + " bytes, over the limit of " + limit
-                + " bytes (a znode holds at most jute.maxbuffer = 1048575 bytes); nothing was written");
+        this("value for " + path + " is " + size + " bytes, over the limit of " + limit
+                + " bytes (a znode holds at most jute.maxbuffer = 1048575 bytes); nothing was written", path, size, limit);
+    }
+
+    /** With a message of its own, for what is not one node's value (a whole transaction). */
+    public ValueTooLargeException(String message, String path, long size, long limit) {
+        super(message);
         this.path = path;
         this.size = size;
         this.limit = limit;

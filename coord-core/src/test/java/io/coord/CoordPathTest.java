@@ -34,9 +34,11 @@ class CoordPathTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"/a/./b", "/a/../b", "/.", "/.."})
-    void row4RelativeSegmentsAreRefused(String path) {
+    void row4RelativeSegmentsAreRefusedNamingPathAndSegment(String path) {
         InvalidPathException e = assertThrows(InvalidPathException.class, () -> CoordPath.of(path));
-        assertTrue(e.getMessage().contains("relative segment"), e.getMessage());
+        String segment = path.endsWith("..") || path.contains("/../") ? "\"..\"" : "\".\"";
+        assertTrue(e.getMessage().contains("\"" + path + "\"") && e.getMessage().contains("relative segment " + segment),
+                e.getMessage());
     }
 
     @ParameterizedTest
@@ -49,8 +51,9 @@ class CoordPathTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"/zookeeper", "/zookeeper/x", "/zookeeper/config"})
-    void row6ReservedTreeIsRefused(String path) {
-        assertThrows(ReservedPathException.class, () -> CoordPath.of(path));
+    void row6ReservedTreeIsRefusedNamingThePath(String path) {
+        ReservedPathException e = assertThrows(ReservedPathException.class, () -> CoordPath.of(path));
+        assertTrue(e.getMessage().contains("\"" + path + "\"") && e.getMessage().contains("ZooKeeper reserves"), e.getMessage());
     }
 
     @Test

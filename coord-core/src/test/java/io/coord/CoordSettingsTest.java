@@ -18,7 +18,7 @@ class CoordSettingsTest {
     void row8MalformedNamespaceIsAConfigurationError(String namespace) {
         ConfigurationException e = assertThrows(ConfigurationException.class,
                 () -> CoordSettings.builder().connectString("127.0.0.1:2181").namespace(namespace));
-        assertTrue(e.getMessage().contains("namespace"), e.getMessage());
+        assertTrue(e.getMessage().contains("namespace \"" + namespace + "\""), "names the namespace: " + e.getMessage());
     }
 
     @ParameterizedTest
@@ -27,7 +27,8 @@ class CoordSettingsTest {
     void row9MalformedConnectStringIsAConfigurationErrorNamingIt(String connect) {
         ConfigurationException e = assertThrows(ConfigurationException.class,
                 () -> CoordSettings.builder().connectString(connect));
-        assertTrue(e.getMessage().contains("connectString"), e.getMessage());
+        String named = connect.isBlank() ? "connectString is empty" : "connectString \"" + connect + "\"";
+        assertTrue(e.getMessage().contains(named), "names the connect string: " + e.getMessage());
     }
 
     @Test
@@ -37,11 +38,17 @@ class CoordSettingsTest {
     }
 
     @Test
-    void row10NonPositiveTimeoutsAreRefused() {
-        assertThrows(ConfigurationException.class, () -> CoordSettings.builder().sessionTimeout(Duration.ZERO));
-        assertThrows(ConfigurationException.class, () -> CoordSettings.builder().sessionTimeout(Duration.ofSeconds(-1)));
-        assertThrows(ConfigurationException.class, () -> CoordSettings.builder().connectionTimeout(Duration.ZERO));
-        assertThrows(ConfigurationException.class, () -> CoordSettings.builder().requestTimeout(Duration.ofMillis(-5)));
+    void row10NonPositiveTimeoutsAreRefusedNamingSettingAndValue() {
+        assertRefused("sessionTimeout must be > 0, got PT0S", () -> CoordSettings.builder().sessionTimeout(Duration.ZERO));
+        assertRefused("sessionTimeout must be > 0, got PT-1S", () -> CoordSettings.builder().sessionTimeout(Duration.ofSeconds(-1)));
+        assertRefused("connectionTimeout must be > 0, got PT0S", () -> CoordSettings.builder().connectionTimeout(Duration.ZERO));
+        assertRefused("requestTimeout must be > 0, got PT-0.005S", () -> CoordSettings.builder().requestTimeout(Duration.ofMillis(-5)));
+        assertRefused("sessionTimeout must be > 0, got null", () -> CoordSettings.builder().sessionTimeout(null));
+    }
+
+    private static void assertRefused(String message, org.junit.jupiter.api.function.Executable bad) {
+        ConfigurationException e = assertThrows(ConfigurationException.class, bad);
+        assertTrue(e.getMessage().contains(message), e.getMessage());
     }
 
     @Test

@@ -140,14 +140,32 @@ class SessionIT {
     }
 
     @Test
-    void row10ClampedSessionTimeoutIsExposedWithBothValues() throws Exception {
+    void row10ClampedSessionTimeoutIsExposedWithBothValuesAndWarnedOnceShowingBoth() throws Exception {
         // ZooKeeper's floor is 2 x tickTime by default; curator-test lowers it to 1 x tickTime.
-        // 100 ms is below either, so the server raises it.
-        CoordClient client = ZK.client(b -> b.sessionTimeout(Duration.ofMillis(100)));
-        assertEquals(Duration.ofMillis(100), client.requestedSessionTimeout());
-        assertTrue(client.negotiatedSessionTimeout().toMillis() >= CoreTestServer.TICK_MS, client.negotiatedSessionTimeout().toString());
-        CoordClient high = ZK.client(b -> b.sessionTimeout(Duration.ofSeconds(600)).requestTimeout(Duration.ofSeconds(5)));
+        // 100 ms is below either, so the server raises it. The tests log through slf4j-simple,
+        // which writes to System.err: the capture sees the real log lines.
+        CoordClient low;
+        CoordClient high;
+        String logged;
+        try (SecurityFixtures.StderrCapture capture = new SecurityFixtures.StderrCapture()) {
+            low = ZK.client(b -> b.sessionTimeout(Duration.ofMillis(100)));
+            high = ZK.client(b -> b.sessionTimeout(Duration.ofSeconds(600)).requestTimeout(Duration.ofSeconds(5)));
+            ZK.client(b -> b.sessionTimeout(Duration.ofSeconds(4))); // within 2..20 x tickTime: no warning
+            logged = capture.text();
+        }
+        assertEquals(Duration.ofMillis(100), low.requestedSessionTimeout());
+        assertTrue(low.negotiatedSessionTimeout().toMillis() >= CoreTestServer.TICK_MS, low.negotiatedSessionTimeout().toString());
         assertEquals(Duration.ofMillis(20L * CoreTestServer.TICK_MS), high.negotiatedSessionTimeout());
+        List<String> warnings = logged.lines().filter(l -> l.contains("clamped the session timeout")).toList();
+        assertEquals(2, warnings.size(), "one warning per clamped client, none for the one in range:\n" + logged);
+        assertWarns(warnings.get(0), 100, low.negotiatedSessionTimeout().toMillis());
+        assertWarns(warnings.get(1), 600_000, 20L * CoreTestServer.TICK_MS);
+    }
+
+    private static void assertWarns(String line, long requested, long negotiated) {
+        assertTrue(line.contains("WARN") && line.contains(CoordClient.class.getName()) && line.contains(ZK.connectString())
+                && line.contains("requested " + requested + " ms") && line.contains("negotiated " + negotiated + " ms"),
+                "a WARN from CoordClient naming the ensemble and both values: " + line);
     }
 
     @Test

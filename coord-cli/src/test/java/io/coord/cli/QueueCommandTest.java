@@ -86,9 +86,14 @@ class QueueCommandTest {
         Cli.Result bad = queue("put", "jobs2", "{not json");
         assertEquals(CoordCommand.USAGE, bad.exitCode());
         assertTrue(bad.err().contains("not valid JSON"), bad.err());
-        Cli.Result big = queue("put", "jobs2", "\"" + "x".repeat(70_000) + "\"");
+        // Many short strings: one string over 64 KiB is refused earlier, by the JSON limits (below).
+        String bigArray = "[" + String.join(",", java.util.Collections.nCopies(20, "\"" + "x".repeat(3500) + "\"")) + "]";
+        Cli.Result big = queue("put", "jobs2", bigArray);
         assertEquals(CoordCommand.FAILED, big.exitCode());
         assertTrue(big.err().contains("over the task limit"), big.err());
+        Cli.Result longString = queue("put", "jobs2", "\"" + "x".repeat(70_000) + "\"");
+        assertEquals(CoordCommand.USAGE, longString.exitCode());
+        assertTrue(longString.err().contains("70000") && longString.err().contains("65536"), longString.err());
         assertTrue(queue("ls", "jobs2").out().contains("0 task(s)"), "nothing was written");
     }
 }

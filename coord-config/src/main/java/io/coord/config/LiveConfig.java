@@ -85,8 +85,11 @@ public interface LiveConfig<T> extends AutoCloseable {
      * not be read (at once when connecting or reading fails, else after
      * {@link ConfigOptions#fallbackAfter()}).
      *
-     * @throws io.coord.CoordTimeoutException naming the key and the last error if there is none within {@code timeout}
-     * @throws InterruptedException           if interrupted while waiting
+     * @throws io.coord.NotAuthorizedException naming the path and this client's identity as soon as the server
+     *                                         refuses to let it READ the key (and there is no snapshot): waiting
+     *                                         would not help; the reader keeps trying in case the ACL is changed
+     * @throws io.coord.CoordTimeoutException  naming the key and the last error if there is none within {@code timeout}
+     * @throws InterruptedException            if interrupted while waiting
      */
     T awaitInitialized(Duration timeout) throws InterruptedException;
 

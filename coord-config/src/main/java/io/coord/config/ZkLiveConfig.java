@@ -6,6 +6,7 @@ import io.coord.CoordMetrics;
 import io.coord.CoordPath;
 import io.coord.CoordSettings;
 import io.coord.CoordTimeoutException;
+import io.coord.NotAuthorizedException;
 import io.coord.Registration;
 import io.coord.internal.Listeners;
 import io.coord.internal.Zk;
@@ -57,7 +58,9 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
     private final Versioned<T> fallback;
     private final AppliedReporter reporter;
     private final AtomicReference<View<T>> view = new AtomicReference<>(new View<>(null, false));
-    private final CountDownLatch initialized = new CountDownLatch(1);
+    /** Counted down once there is a value, or once the server refuses to let this client read the key. */
+    private final CountDownLatch decided = new CountDownLatch(1);
+    private volatile NotAuthorizedException refused;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final FollowUps<T> followUps;
     private volatile WatcherRemoveCuratorFramework curator;
@@ -143,6 +146,7 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
             } catch (CoordException e) {
                 lastError = e;
                 useFallback("could not connect to " + settings.connectString() + ": " + e.getMessage());
+                refuseIfNotAuthorized(e);
                 try {
                     Thread.sleep(backoff); // pacing between attempts; close() interrupts it
                 } catch (InterruptedException interrupted) {
@@ -183,7 +187,7 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
             publish(outcome.applied());
         }
         if (state.allRead() && view.get().current() != null) {
-            initialized.countDown();
+            initialized();
         }
     }
 
@@ -224,6 +228,23 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
         if (view.get().current() == null) {
             useFallback("reading " + key.path() + " failed: " + error.getMessage());
         }
+        refuseIfNotAuthorized(error);
+    }
+
+    private void initialized() {
+        decided.countDown();
+    }
+
+    /**
+     * Waiting cannot help a reader the server refuses for lack of READ (bad-input row 32), so
+     * {@link #awaitInitialized} fails at once instead of at its timeout. The reader keeps trying
+     * (once a second), so it recovers by itself if the ACL is changed.
+     */
+    private void refuseIfNotAuthorized(CoordException error) {
+        if (error instanceof NotAuthorizedException e && view.get().current() == null) {
+            refused = e;
+            decided.countDown();
+        }
     }
 
     @Override
@@ -258,7 +279,7 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
                         fallback, why);
                 listeners.forEach(l -> l.onChange(change));
             });
-            initialized.countDown();
+            initialized();
         }
         dispatch();
     }
@@ -273,11 +294,17 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
     @Override
     public T awaitInitialized(Duration timeout) throws InterruptedException {
         long start = System.nanoTime();
-        if (fallback != null && !initialized.await(Math.min(timeout.toNanos(), options.fallbackAfter().toNanos()), TimeUnit.NANOSECONDS)) {
+        if (fallback != null && !decided.await(Math.min(timeout.toNanos(), options.fallbackAfter().toNanos()), TimeUnit.NANOSECONDS)) {
             useFallback("no live read within " + options.fallbackAfter());
         }
         long left = timeout.toNanos() - (System.nanoTime() - start);
-        if (!initialized.await(Math.max(0, left), TimeUnit.NANOSECONDS)) {
+        boolean settled = decided.await(Math.max(0, left), TimeUnit.NANOSECONDS);
+        NotAuthorizedException notAuthorized = refused;
+        if (settled && view.get().current() == null && notAuthorized != null) {
+            throw new NotAuthorizedException("config " + key.path() + " cannot be read: " + notAuthorized.getMessage()
+                    + "; the reader keeps trying in case the ACL is changed", notAuthorized);
+        }
+        if (!settled) {
             CoordException error = lastError;
             throw new CoordTimeoutException("config " + key.path() + " has no value after " + timeout + ": "
                     + (error != null ? "last error: " + error.getMessage()

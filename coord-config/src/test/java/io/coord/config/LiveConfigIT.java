@@ -136,6 +136,8 @@ class LiveConfigIT {
             {"[".repeat(100) + "]".repeat(100), "parse", "line 1"},
             // (Jackson's number-length limit comes without a location: coord-core's Codec then says "at ?")
             {"{\"max\": 1" + "0".repeat(200) + ", \"mode\": \"x\"}", "parse", "Number value length (201) exceeds"},
+            // row 17: a string over Codec.MAX_STRING_LENGTH, well within the value size limit
+            {"{\"max\": 5, \"mode\": \"" + "x".repeat(70_000) + "\"}", "parse", "maximum allowed (65536"},
         };
         String path = key.path().value();
         int version = 0;

@@ -40,7 +40,7 @@ public final class KeeperErrors {
                         + ": the node changed since it was read", ke);
                 case INVALIDACL -> new InvalidAclException("the server refused the ACL for " + where
                         + " (InvalidACL: malformed id, unknown scheme, or an 'auth' ACL without an authenticated identity)", ke);
-                case NONODE -> new NoParentException("no node " + where + " (or its parent does not exist)", ke);
+                case NONODE -> new NoParentException(noNode(where), ke);
                 case CONNECTIONLOSS -> new ConnectionLostException("connection lost during the operation on " + where
                         + "; it may or may not have been applied", ke);
                 case OPERATIONTIMEOUT, REQUESTTIMEOUT -> new ConnectionLostException("operation on " + where
@@ -60,6 +60,21 @@ public final class KeeperErrors {
             return new io.coord.InvalidPathException("ZooKeeper refused " + path + ": " + e.getMessage(), e);
         }
         return new CoordException("operation on " + path + " failed: " + e, e);
+    }
+
+    /**
+     * ZooKeeper says NoNode both for a missing node and for a create whose parent is missing, and
+     * the error does not say which operation it was; so the message names both the node and its
+     * parent (bad-input row 26).
+     */
+    private static String noNode(String where) {
+        int slash = where.lastIndexOf('/');
+        if (slash < 0 || where.length() <= 1) {
+            return "no node " + where;
+        }
+        String parent = slash == 0 ? "/" : where.substring(0, slash);
+        return "no node " + where + ": it does not exist, or, if this was a create, its parent " + parent
+                + " does not exist (ZooKeeper creates no parents; Coord's recipes create theirs with the policy ACL)";
     }
 
     private static String describe(KeeperException ke) {

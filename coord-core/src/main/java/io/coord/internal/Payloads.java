@@ -45,7 +45,9 @@ public final class Payloads {
         long size = requestBytes(ops);
         if (size > limit) {
             String first = ops.isEmpty() ? "?" : ops.get(0).get().getPath();
-            throw new ValueTooLargeException("transaction of " + ops.size() + " operations starting at " + first, size, limit);
+            throw new ValueTooLargeException("transaction of " + ops.size() + " operations (the first on " + first + ") is " + size
+                    + " bytes, over the limit of " + limit + " bytes for one request (jute.maxbuffer = 1048575 bytes, less room"
+                    + " for the header); nothing was written", first, size, limit);
         }
     }
 

@@ -5,6 +5,7 @@ import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.CoordSettings;
 import io.coord.Credentials;
+import io.coord.NotAuthorizedException;
 import io.coord.SessionExpiredException;
 import io.coord.ValueTooLargeException;
 import java.util.Map;
@@ -12,6 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 
 /**
  * What recipe modules need from a {@link CoordClient} beyond its public API: the Curator client,
@@ -119,6 +123,34 @@ public final class Zk {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordException("interrupted during the operation on " + path, e);
+        }
+    }
+
+    /**
+     * Adds a persistent watch on {@code path} and makes sure this client may READ it. ZooKeeper
+     * (3.9.5, measured) accepts {@code addWatch} on a node the client cannot read and then filters
+     * out its events (since 3.9.2, CVE-2024-23944): a watch that silently never fires. So a read
+     * follows the add, and if the server refuses it the watch is removed again and the call fails
+     * with {@link io.coord.NotAuthorizedException} naming the path (bad-input row 32). A node that
+     * does not exist yet is fine: watching for its creation is what persistent watches are for.
+     */
+    public void addWatch(CoordPath path, AddWatchMode mode, Watcher watcher) throws InterruptedException {
+        call(path, () -> curator.watchers().add().withMode(mode).usingWatcher(watcher).forPath(path.value()));
+        try {
+            call(path, () -> {
+                try {
+                    return curator.getData().forPath(path.value());
+                } catch (KeeperException.NoNodeException absent) {
+                    return null;
+                }
+            });
+        } catch (NotAuthorizedException e) {
+            try {
+                curator.watchers().remove(watcher).ofType(Watcher.WatcherType.Any).quietly().forPath(path.value());
+            } catch (Exception ignored) {
+                // the watch never fires anyway: the server filters events this identity may not read
+            }
+            throw new NotAuthorizedException("cannot watch " + path + ": " + e.getMessage(), e);
         }
     }
 

@@ -219,8 +219,11 @@ class NodeLeaseIT {
         var op = client.curator().transactionOp().setData().forPath(TARGET.value(), new byte[600_000]);
         var op2 = client.curator().transactionOp().create().forPath("/data/other", new byte[600_000]);
         long start = System.nanoTime();
-        assertThrows(ValueTooLargeException.class, () -> lease.guardedTransaction(List.of(op, op2)));
+        ValueTooLargeException e = assertThrows(ValueTooLargeException.class, () -> lease.guardedTransaction(List.of(op, op2)));
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(1), "refused at once, not after retries");
+        assertTrue(e.size() > Payloads.TRANSACTION_LIMIT && e.limit() == Payloads.TRANSACTION_LIMIT, e.getMessage());
+        assertTrue(e.getMessage().contains("transaction of 3 operations") && e.getMessage().contains(e.size() + " bytes")
+                && e.getMessage().contains("limit of " + Payloads.TRANSACTION_LIMIT), "names the size and the limit: " + e.getMessage());
         assertNull(client.curator().checkExists().forPath("/data/other"), "nothing written");
         assertEquals(LeaseState.ACQUIRED, lease.state(), "the lease is untouched");
         lease.close();

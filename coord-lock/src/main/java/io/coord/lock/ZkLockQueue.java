@@ -173,7 +173,7 @@ final class ZkLockQueue {
                     + path + "; its node " + created.token().node() + " is gone with it");
         }
         return new LockLostException("our node " + created.token().node() + " of lock " + path
-                + " was deleted by someone else while it waited");
+                + " (token " + created.token() + ") was deleted by someone else while it waited");
     }
 
     private Holding grant(Request request, LeaseNodes.Created created, NodeLease lease, HolderInfo info, boolean stamp)
