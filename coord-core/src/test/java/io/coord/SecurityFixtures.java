@@ -35,7 +35,8 @@ import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
  * Shared pieces of the ACL, authentication and TLS tests: real servers with a short tickTime,
  * a raw (non-namespaced) Curator client for audits, the ACL a policy should have produced,
  * stderr capture, a guard that undoes the JVM-global system properties ZooKeeper's server
- * configuration sets, and test key material made with the JDK's {@code keytool}.
+ * configuration sets, test key material and a test CA made with the JDK's {@code keytool}, a
+ * TLS-only server, and the TLS failure contract of the bad-input table.
  */
 final class SecurityFixtures {
     /** Sessions from 2 × 200 ms to 20 × 200 ms: short enough for expiry tests. */
