@@ -67,16 +67,19 @@ public final class CoordClient implements AutoCloseable {
     }
 
     /**
-     * Connects with {@code settings} and waits (at most the connection timeout) for the first
-     * session, then confirms the server accepted this client's authentication. Fails with:
+     * Connects with {@code settings} and waits for the first session (the connection timeout
+     * counts from this call), then confirms the server accepted this client's authentication.
+     * Fails with:
      * <ul>
      *   <li>{@link AuthenticationException} (terminal, not retried) if the server rejected the
      *       credentials' scheme ({@code AUTHFAILED}) or requires SASL this client did not do
      *       ({@code -124}); this comes as soon as the server says so, not at the timeout;</li>
      *   <li>{@link TlsException} naming the host and the handshake cause if the client and the
      *       port disagree about TLS (plaintext client to a TLS port, TLS client to a plaintext
-     *       port, untrusted or mismatched certificate); found by a diagnostic probe while the
-     *       first session is late, so usually well before the connection timeout;</li>
+     *       port, untrusted, expired or not yet valid certificate, certificate for another host
+     *       name, client certificate refused); found by a diagnostic probe while the first
+     *       session is late, so usually well before the connection timeout, and at the latest
+     *       at it when the probe got an answer in time;</li>
      *   <li>{@link NotAuthorizedException} if an {@linkplain CoordSettings#authCheckPath() auth
      *       check} path cannot be read with the given credentials;</li>
      *   <li>{@link CoordTimeoutException} naming the ensemble if no session came for another reason.</li>
@@ -85,12 +88,13 @@ public final class CoordClient implements AutoCloseable {
      */
     public static CoordClient connect(CoordSettings settings) throws InterruptedException {
         Objects.requireNonNull(settings, "settings");
+        long start = System.nanoTime(); // the timeout covers building and starting Curator too: it is the caller's bound
         CuratorFramework curator = CuratorFactory.build(settings);
         CoordClient client = new CoordClient(curator, settings, true);
         boolean ok = false;
         try {
             curator.start();
-            client.awaitFirstSession(settings.connectionTimeout());
+            client.awaitFirstSession(settings.connectionTimeout(), start);
             client.checkAuth();
             ok = true;
             return client;
@@ -140,7 +144,7 @@ public final class CoordClient implements AutoCloseable {
         CoordClient client = new CoordClient(curator, b.build(), false);
         boolean ok = false;
         try {
-            client.awaitFirstSession(client.settings.connectionTimeout());
+            client.awaitFirstSession(client.settings.connectionTimeout(), System.nanoTime());
             ok = true;
             return client;
         } finally {
@@ -159,8 +163,7 @@ public final class CoordClient implements AutoCloseable {
         }
     }
 
-    private void awaitFirstSession(Duration timeout) throws InterruptedException {
-        long start = System.nanoTime();
+    private void awaitFirstSession(Duration timeout, long start) throws InterruptedException {
         long deadline = start + timeout.toNanos();
         // Only for clients built from our settings: a wrapped Curator client may use TLS we cannot see.
         TlsProbe.Diagnosis diagnosis = owned ? new TlsProbe.Diagnosis(settings, start, deadline) : null;

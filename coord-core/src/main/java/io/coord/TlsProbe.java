@@ -25,6 +25,8 @@ import javax.net.ssl.X509ExtendedTrustManager;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.common.ClientX509Util;
 import org.apache.zookeeper.common.X509Exception;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Finds out whether a TLS mismatch is why the first session does not come. ZooKeeper's client
@@ -34,7 +36,9 @@ import org.apache.zookeeper.common.X509Exception;
  * <ul>
  *   <li>with TLS configured, a handshake with the same trust and key material and the same
  *       hostname rule as the client; a handshake error (untrusted or mismatched certificate, a
- *       required client certificate missing, a peer that does not speak TLS) is the answer;</li>
+ *       required client certificate missing, a peer that does not speak TLS) is the answer,
+ *       put in words by {@link HandshakeFailure}; for a certificate for another host, a second,
+ *       trust-nothing look names whom it is for, if the deadline leaves time;</li>
  *   <li>with plaintext, a TLS ClientHello: a port that answers with a certificate speaks TLS, so
  *       the plaintext client can never get in. The probe aborts right after seeing the
  *       certificate and trusts nothing.</li>
@@ -42,6 +46,7 @@ import org.apache.zookeeper.common.X509Exception;
  * Unreachable hosts and timeouts prove nothing and are reported as such.
  */
 final class TlsProbe {
+    private static final Logger LOG = LoggerFactory.getLogger(TlsProbe.class);
     /** How long to wait, after the handshake, for the server to reject our client certificate (TLS 1.3 does that late). */
     private static final int LATE_ALERT_WAIT_MS = 300;
 
@@ -69,7 +74,11 @@ final class TlsProbe {
         List<Result> results = new ArrayList<>();
         for (String hostPort : ConnectString.parse(settings.connectString()).hosts()) {
             int timeoutMs = (int) Math.max(100, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()) - 100);
-            results.add(settings.tls() == null ? probePlaintext(hostPort, timeoutMs) : probeTls(settings, hostPort, timeoutMs));
+            long start = System.nanoTime();
+            Result r = settings.tls() == null ? probePlaintext(hostPort, timeoutMs) : probeTls(settings, hostPort, timeoutMs, deadlineNanos);
+            LOG.debug("TLS probe of {} (timeout {} ms) took {} ms: {} {}", hostPort, timeoutMs,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), r.verdict(), r.detail());
+            results.add(r);
         }
         return results;
     }
@@ -123,35 +132,58 @@ final class TlsProbe {
         }
     }
 
-    static Result probeTls(CoordSettings settings, String hostPort, int timeoutMs) {
+    /** A handshake as the client would make it, with {@code timeoutMs} for each step; {@code deadlineNanos} bounds the extras. */
+    static Result probeTls(CoordSettings settings, String hostPort, int timeoutMs, long deadlineNanos) {
         TlsSettings tls = settings.tls();
         ZKClientConfig config = CuratorFactory.clientConfig(settings);
         SSLContext context;
         try (ClientX509Util x509 = new ClientX509Util()) {
             context = x509.createSSLContextAndOptions(config).getSSLContext();
         } catch (X509Exception.SSLContextException e) {
-            return new Result(hostPort, Verdict.MISMATCH, "the TLS settings cannot be loaded (" + describe(e)
+            return new Result(hostPort, Verdict.MISMATCH, "the TLS settings cannot be loaded (" + HandshakeFailure.describe(e)
                     + "); check the keystore/truststore files, their passwords and type " + tls.storeType(), e);
         }
-        return handshake(hostPort, timeoutMs, context, tls.hostnameVerification(), null);
+        Result r = handshake(hostPort, timeoutMs, context, tls.hostnameVerification(), null);
+        if (r.verdict() == Verdict.MISMATCH && r.cause() != null && HandshakeFailure.isHostnameMismatch(r.cause())) {
+            // The JDK names the host but not the certificate; a second look names whom it is for,
+            // if there is time left: the verdict is known, the connect must not fail later for it.
+            long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()) - 50;
+            Presented p = leftMs < 50 ? null : presentedCertificate(hostPort, (int) leftMs);
+            if (p != null && p.certificate() != null) {
+                return new Result(hostPort, r.verdict(), r.detail() + "; the server's certificate is for "
+                        + HandshakeFailure.names(p.certificate()), r.cause());
+            }
+        }
+        return r;
     }
 
     static Result probePlaintext(String hostPort, int timeoutMs) {
+        Presented p = presentedCertificate(hostPort, timeoutMs);
+        if (p.certificate() != null) {
+            return new Result(hostPort, Verdict.MISMATCH, "the port speaks TLS (it presented a certificate for "
+                    + p.certificate().getSubjectX500Principal().getName() + ") but this client is configured for plaintext;"
+                    + " set CoordSettings.tls(...) or use the server's plaintext clientPort", null);
+        }
+        Result r = p.handshake();
+        return r.verdict() == Verdict.UNKNOWN ? r : new Result(hostPort, Verdict.CONSISTENT, "the port does not speak TLS", null);
+    }
+
+    /** What a trust-nothing handshake saw: the server's certificate, if it showed one, and how the handshake ended. */
+    private record Presented(X509Certificate certificate, Result handshake) {
+    }
+
+    /** Starts a TLS handshake that trusts nothing, only to see the certificate the port presents. */
+    private static Presented presentedCertificate(String hostPort, int timeoutMs) {
         AtomicReference<X509Certificate> presented = new AtomicReference<>();
         SSLContext context;
         try {
             context = SSLContext.getInstance("TLS");
             context.init(null, new TrustManager[] {new CertificateRecorder(presented)}, null);
         } catch (GeneralSecurityException e) {
-            return new Result(hostPort, Verdict.UNKNOWN, "this JVM cannot make a TLS probe: " + e, e);
+            return new Presented(null, new Result(hostPort, Verdict.UNKNOWN, "this JVM cannot make a TLS probe: " + e, e));
         }
         Result r = handshake(hostPort, timeoutMs, context, false, presented);
-        if (presented.get() != null) {
-            return new Result(hostPort, Verdict.MISMATCH, "the port speaks TLS (it presented a certificate for "
-                    + presented.get().getSubjectX500Principal().getName() + ") but this client is configured for plaintext;"
-                    + " set CoordSettings.tls(...) or use the server's plaintext clientPort", null);
-        }
-        return r.verdict() == Verdict.UNKNOWN ? r : new Result(hostPort, Verdict.CONSISTENT, "the port does not speak TLS", null);
+        return new Presented(presented.get(), r);
     }
 
     private static Result handshake(String hostPort, int timeoutMs, SSLContext context, boolean verifyHostname,
@@ -164,7 +196,7 @@ final class TlsProbe {
                 raw.connect(new InetSocketAddress(host, port), timeoutMs);
                 raw.setSoTimeout(timeoutMs);
             } catch (IOException e) {
-                return new Result(hostPort, Verdict.UNKNOWN, "not reachable: " + describe(e), e);
+                return new Result(hostPort, Verdict.UNKNOWN, "not reachable: " + HandshakeFailure.describe(e), e);
             }
             try (SSLSocket ssl = (SSLSocket) context.getSocketFactory().createSocket(raw, host, port, true)) {
                 if (verifyHostname) {
@@ -173,7 +205,7 @@ final class TlsProbe {
                     ssl.setSSLParameters(params);
                 }
                 ssl.startHandshake();
-                return afterHandshake(hostPort, ssl);
+                return afterHandshake(hostPort, host, ssl);
             }
         } catch (SocketTimeoutException e) {
             return new Result(hostPort, Verdict.UNKNOWN, "no TLS answer within " + timeoutMs + " ms", e);
@@ -181,9 +213,9 @@ final class TlsProbe {
             if (recorder != null && recorder.get() != null) {
                 return new Result(hostPort, Verdict.MISMATCH, "the port speaks TLS", e);
             }
-            return new Result(hostPort, Verdict.MISMATCH, explain(e), e);
+            return new Result(hostPort, Verdict.MISMATCH, HandshakeFailure.explain(e, host), e);
         } catch (IOException e) {
-            return new Result(hostPort, Verdict.UNKNOWN, "probe failed: " + describe(e), e);
+            return new Result(hostPort, Verdict.UNKNOWN, "probe failed: " + HandshakeFailure.describe(e), e);
         }
     }
 
@@ -191,7 +223,7 @@ final class TlsProbe {
      * In TLS 1.3 the server checks the client certificate after the client considers the
      * handshake done, so wait briefly for a late alert before calling the handshake good.
      */
-    private static Result afterHandshake(String hostPort, SSLSocket ssl) throws IOException {
+    private static Result afterHandshake(String hostPort, String host, SSLSocket ssl) throws IOException {
         ssl.setSoTimeout(LATE_ALERT_WAIT_MS);
         try {
             InputStream in = ssl.getInputStream();
@@ -202,35 +234,9 @@ final class TlsProbe {
         } catch (SocketTimeoutException quiet) {
             // nothing came back: the server accepted the handshake and waits for a request
         } catch (SSLException e) {
-            return new Result(hostPort, Verdict.MISMATCH, explain(e), e);
+            return new Result(hostPort, Verdict.MISMATCH, HandshakeFailure.explain(e, host), e);
         }
         return new Result(hostPort, Verdict.CONSISTENT, "TLS handshake succeeded", null);
-    }
-
-    private static String explain(Exception e) {
-        String msg = describe(e);
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        if (root instanceof CertificateException || msg.contains("PKIX") || msg.contains("certificate_unknown")
-                || root.getClass().getName().contains("CertPath") || root.getClass().getName().contains("Validator")) {
-            return "TLS handshake failed: the server's certificate is not trusted by the truststore or does not match"
-                    + " the host name (" + msg + ")";
-        }
-        if (msg.contains("bad_certificate") || msg.contains("certificate_required")) {
-            return "TLS handshake failed: the server refused this client's certificate or requires one (" + msg + ")";
-        }
-        if (e instanceof EOFException || e instanceof SocketException || msg.contains("terminated the handshake")
-                || msg.contains("Unsupported or unrecognized SSL message")) {
-            return "TLS handshake failed: the server does not speak TLS on this port (is it the plaintext clientPort"
-                    + " rather than the secureClientPort?) (" + msg + ")";
-        }
-        return "TLS handshake failed: " + msg;
-    }
-
-    private static String describe(Throwable e) {
-        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
 
     /** Trusts nothing: notes the first certificate the peer shows, then aborts the handshake. */

@@ -1,12 +1,9 @@
 package io.coord;
 
 import static io.coord.SecurityFixtures.count;
-import static io.coord.SecurityFixtures.elapsedSince;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.internal.Zk;
@@ -16,17 +13,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Properties;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooDefs.Perms;
 import org.apache.zookeeper.server.auth.ProviderRegistry;
-import org.apache.zookeeper.server.embedded.ExitHandler;
 import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -41,13 +34,17 @@ import org.junit.jupiter.api.Test;
  * connection timeout, and no secret in any log.
  */
 class TlsIT {
-    /** Short, as the table asks: a mismatch must be reported within it. */
-    private static final Duration CONNECT = Duration.ofSeconds(3);
     /**
-     * Margin on that bound for a loaded CI machine: the first TLS probe in a cold JVM pays for
-     * JSSE start-up (about 0.7 s here idle, several seconds at load 16 on 2 cores).
+     * Short, as the table asks: a mismatch must be reported within it. Scaled by
+     * {@code -Dcoord.test.timing}: on a starved machine the diagnostic probe itself needs longer.
      */
-    private static final Duration LOAD_MARGIN = Duration.ofSeconds(2);
+    private static final Duration CONNECT = SecurityFixtures.scaled(Duration.ofSeconds(3));
+    /**
+     * Margin on that bound for a loaded CI machine (scaled by {@code -Dcoord.test.timing}): the
+     * first TLS probe in a cold JVM pays for JSSE start-up (about 0.7 s here idle, several
+     * seconds at load 16 on 2 cores).
+     */
+    private static final Duration LOAD_MARGIN = SecurityFixtures.scaled(Duration.ofSeconds(2));
 
     private static final String KEYSTORE_PW = "ks-" + UUID.randomUUID();
     private static final String TRUSTSTORE_PW = "ts-" + UUID.randomUUID();
@@ -68,28 +65,10 @@ class TlsIT {
         certs = SecurityFixtures.TestCerts.generate(dir, KEYSTORE_PW, TRUSTSTORE_PW);
         plain = SecurityFixtures.plaintextServer(); // before the TLS server sets zookeeper.serverCnxnFactory globally
 
-        // Server-side TLS is configured through zookeeper.* system properties (zoo.cfg keys become
-        // them) and its x509 provider through the static ProviderRegistry; both are undone in stopServers.
-        ProviderRegistry.reset();
-        int port = InstanceSpec.getRandomPort();
-        Properties p = new Properties();
-        p.setProperty("tickTime", "500"); // sessions up to 10 s: the child JVM of the log test may run on a loaded machine
-        p.setProperty("dataDir", dir.resolve("data").toString());
-        p.setProperty("admin.enableServer", "false");
-        p.setProperty("secureClientPort", String.valueOf(port));
-        p.setProperty("secureClientPortAddress", "127.0.0.1");
-        p.setProperty("serverCnxnFactory", "org.apache.zookeeper.server.NettyServerCnxnFactory");
-        p.setProperty("ssl.keyStore.location", certs.keyStore().toString());
-        p.setProperty("ssl.keyStore.password", KEYSTORE_PW);
-        p.setProperty("ssl.keyStore.type", "PKCS12");
-        p.setProperty("ssl.trustStore.location", certs.trustStore().toString());
-        p.setProperty("ssl.trustStore.password", TRUSTSTORE_PW);
-        p.setProperty("ssl.trustStore.type", "PKCS12");
-        p.setProperty("ssl.clientAuth", "need");
-        p.setProperty("authProvider.x509", "org.apache.zookeeper.server.auth.X509AuthenticationProvider");
-        tls = ZooKeeperServerEmbedded.builder().baseDir(dir).configuration(p).exitHandler(ExitHandler.LOG_ONLY).build();
-        tls.start(TimeUnit.MINUTES.toMillis(1));
+        tls = SecurityFixtures.tlsServer(dir, certs.keyStore(), KEYSTORE_PW, certs.trustStore(), TRUSTSTORE_PW, "need",
+                Map.of("authProvider.x509", "org.apache.zookeeper.server.auth.X509AuthenticationProvider"));
         tlsConnect = "127.0.0.1:" + tls.getSecureClientPort();
+        SecurityFixtures.assertTlsConnects(tlsConnect, mutual()); // warm-up: see there
     }
 
     @AfterAll
@@ -104,9 +83,7 @@ class TlsIT {
         } finally {
             properties.close();
             ProviderRegistry.reset();
-            try (Stream<Path> files = Files.walk(dir)) {
-                files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-            }
+            SecurityFixtures.deleteTree(dir);
         }
     }
 
@@ -184,24 +161,8 @@ class TlsIT {
         assertTrue(e.getMessage().contains("certificate"), e.getMessage());
     }
 
-    private TlsException assertTlsFailure(CoordSettings settings, String what) {
-        long start = System.nanoTime();
-        TlsException e = assertThrows(TlsException.class, () -> connect(settings));
-        Duration took = elapsedSince(start);
-        System.out.println("row 25 " + what + " -> TlsException after " + took.toMillis() + " ms: " + e.getMessage());
-        assertTrue(e.getMessage().contains("TLS"), "the message names TLS: " + e.getMessage());
-        String host = settings.connectString();
-        assertTrue(e.getMessage().contains(host), "the message names the server: " + e.getMessage());
-        assertFalse(e.retryable(), "a TLS mismatch is a configuration error");
-        assertTrue(took.compareTo(CONNECT.plus(LOAD_MARGIN)) <= 0, "within the connection timeout " + CONNECT
-                + " (plus " + LOAD_MARGIN + " for a loaded machine): " + took);
-        try {
-            SecurityFixtures.awaitNoThreadNamed("coord-close-failed-connect", Duration.ofSeconds(10));
-        } catch (InterruptedException ie) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(ie);
-        }
-        return e;
+    private static TlsException assertTlsFailure(CoordSettings settings, String what) {
+        return SecurityFixtures.assertTlsFailure(settings, LOAD_MARGIN, what);
     }
 
     /**
