@@ -11,7 +11,9 @@ import io.coord.internal.Payloads;
 import io.coord.internal.Zk;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -72,6 +74,21 @@ final class BarrierStore {
 
     CuratorFramework curator() {
         return zk.curator();
+    }
+
+    /**
+     * The root's record read after a {@code sync}: whichever server this client talks to, the
+     * read sees every decision committed before the call, also one made by another client (an
+     * operator's reset, say) that this member heard of only outside ZooKeeper. A plain read from a
+     * follower may lag behind the leader; a member must not refuse itself on such a read.
+     */
+    Root readRootSynced() throws InterruptedException {
+        CompletableFuture<CuratorEvent> synced = seats.async(root, cb -> curator().sync().inBackground(cb).forPath(root.value()));
+        CuratorEvent answer = SeatCalls.await(synced, System.nanoTime() + zk.client().settings().requestTimeout().toNanos(), root);
+        if (SeatCalls.code(answer) != KeeperException.Code.OK) {
+            throw seats.failure(answer, root);
+        }
+        return readRoot(curator(), null);
     }
 
     /** The root's record, watched with {@code watcher} if not null; null if the barrier was never used. */

@@ -71,6 +71,8 @@ public interface DoubleBarrier {
     /**
      * Starts a new generation of barrier {@code name} if its current one is broken, with the same
      * number of parties. Returns whether it did (false: not broken, or someone else reset it first).
+     * It reads the barrier after a ZooKeeper {@code sync}, so a break the caller heard of from a
+     * member is seen even if the caller's server had not applied it yet.
      */
     static boolean reset(CoordClient client, String name) throws InterruptedException {
         Objects.requireNonNull(client, "client");

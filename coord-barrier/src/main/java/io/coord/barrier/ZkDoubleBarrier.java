@@ -115,7 +115,9 @@ final class ZkDoubleBarrier implements DoubleBarrier {
 
     static boolean reset(Zk zk, String name) throws InterruptedException {
         BarrierStore store = new BarrierStore(zk, Generation.rootOf(name));
-        Root root = store.readRoot(zk.curator(), null);
+        // Synced: the caller may have learnt of the break from a member, before this client's
+        // server applied it; an unsynced read could then say "not broken" and reset nothing.
+        Root root = store.readRootSynced();
         if (root == null || root.record().phase() != Phase.BROKEN) {
             return false;
         }
@@ -142,6 +144,16 @@ final class ZkDoubleBarrier implements DoubleBarrier {
             return next;
         }
         GenerationRecord record = root.record();
+        if (record.phase() == Phase.BROKEN || record.phase() == Phase.READY) {
+            // A refusal is decided on a synced read only. This client's server may lag behind the
+            // leader: right after an operator's reset (or the next generation's opening) it can
+            // still show the broken (or full) generation, and refusing on that would turn away a
+            // member the open generation waits for, and break that generation by its timeout.
+            Root synced = store.readRootSynced();
+            if (synced == null || synced.version() != root.version()) {
+                return -1; // it moved on: read again
+            }
+        }
         if (record.phase() == Phase.BROKEN) {
             throw broken(record, root.mtime(), lateArrival());
         }

@@ -18,7 +18,9 @@
  *       generation; so does any waiter's timeout or interrupt. Every waiter then gets
  *       {@link io.coord.BarrierBrokenException} naming the failed or missing members. A member
  *       arriving at a broken generation fails at once. A broken generation stays broken until
- *       {@link io.coord.barrier.DoubleBarrier#reset()}.
+ *       {@link io.coord.barrier.DoubleBarrier#reset()}. Such a refusal (and the reset's "is it
+ *       broken?") is decided on a read after a ZooKeeper {@code sync}: a member whose server lags
+ *       behind the leader never turns itself away from a generation a reset has already opened.
  *   <li><b>Generations.</b> The same barrier name serves round after round: the first member to
  *       enter after a finished round opens the next generation, with its own nodes. A slow
  *       member still leaving round {@code n} reads only round {@code n}'s nodes, so it never sees

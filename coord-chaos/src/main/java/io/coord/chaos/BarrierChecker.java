@@ -21,8 +21,10 @@ import java.util.Objects;
  *   <li><b>Broken generations reported</b>: when a member is killed or paused past its session,
  *       every other waiter of that phase gets {@code BROKEN} (the expected outcome) within the
  *       bound after the fault; a late arrival at the broken generation is refused.
- *   <li><b>No break without a member fault</b>: in every other round (ensemble leader kills
- *       included) every member passes, unless a member's session ended on its own during the
+ *   <li><b>Every broken round reported in time</b>: also within the waiters' own timeout plus
+ *       1 s after each was asked (for a barrier without failure detection, its timeout is all it has).
+ *   <li><b>No break without a member fault</b>: in every other round (ensemble leader kills,
+ *       spurious wake-ups and connection flaps included) every member passes, unless a member's session ended on its own during the
  *       round (on a starved machine a 2 s session can expire): then the break is correct, if
  *       every member of the phase got it. In no phase may some pass and others break.
  * </ul>
@@ -68,7 +70,13 @@ final class BarrierChecker {
         /** A member was paused past its session while the others waited in enter. */
         PAUSE_IN_ENTER,
         /** A member was killed while the others waited in leave. */
-        KILL_IN_LEAVE;
+        KILL_IN_LEAVE,
+        /** F11: spurious wake-ups while all but one member waited in enter: everyone must pass, nobody early. */
+        SPURIOUS_IN_ENTER,
+        /** F11: spurious wake-ups while all but one member waited in leave: everyone must pass, nobody early. */
+        SPURIOUS_IN_LEAVE,
+        /** A member's connection was cut off for a moment (shorter than its session): everyone must pass. */
+        FLAP;
 
         boolean breaksEnter() {
             return this == KILL_IN_ENTER || this == PAUSE_IN_ENTER;
@@ -123,6 +131,15 @@ final class BarrierChecker {
     }
 
     static Verdict check(List<Round> rounds, long breakBoundNanos) {
+        return check(rounds, breakBoundNanos, Long.MAX_VALUE / 2);
+    }
+
+    /**
+     * The verdict on {@code rounds}: a waiter of a broken generation must learn it within
+     * {@code breakBoundNanos} after the fault, and within {@code answerBoundNanos} (the waiters'
+     * own timeout plus 1 s) after it was asked.
+     */
+    static Verdict check(List<Round> rounds, long breakBoundNanos, long answerBoundNanos) {
         List<String> p = new ArrayList<>();
         long earlyEnters = 0;
         long earlyLeaves = 0;
@@ -164,6 +181,10 @@ final class BarrierChecker {
                             lateBreaks++;
                             p.add(at + ": waiter " + e.member() + " learnt of the break " + took / 1_000_000 + " ms after the fault, over "
                                     + breakBoundNanos / 1_000_000 + " ms");
+                        } else if (answeredLate(e, answerBoundNanos)) {
+                            lateBreaks++;
+                            p.add(at + ": waiter " + e.member() + " answered " + (e.replyNanos() - e.invokeNanos()) / 1_000_000
+                                    + " ms after it was asked, over its timeout + 1 s (" + answerBoundNanos / 1_000_000 + " ms)");
                         }
                     }
                 }
@@ -173,6 +194,11 @@ final class BarrierChecker {
                         p.add(at + ": late arrival " + l.member() + " passed into a broken generation: " + l.text());
                     } else if (l.kind() == Kind.BROKEN) {
                         expected++;
+                        if (answeredLate(l, answerBoundNanos)) {
+                            lateBreaks++;
+                            p.add(at + ": late arrival " + l.member() + " was refused only " + (l.replyNanos() - l.invokeNanos()) / 1_000_000
+                                    + " ms after it was asked, over its timeout + 1 s (" + answerBoundNanos / 1_000_000 + " ms)");
+                        }
                     } else {
                         hung++;
                         p.add(at + ": late arrival " + l.member() + " was not refused: " + l.text());
@@ -224,6 +250,10 @@ final class BarrierChecker {
                             lateBreaks++;
                             p.add(at + ": leaver " + l.member() + " learnt of the break " + took / 1_000_000 + " ms after the fault, over "
                                     + breakBoundNanos / 1_000_000 + " ms");
+                        } else if (answeredLate(l, answerBoundNanos)) {
+                            lateBreaks++;
+                            p.add(at + ": leaver " + l.member() + " answered " + (l.replyNanos() - l.invokeNanos()) / 1_000_000
+                                    + " ms after it was asked, over its timeout + 1 s (" + answerBoundNanos / 1_000_000 + " ms)");
                         }
                     }
                 }
@@ -240,6 +270,10 @@ final class BarrierChecker {
         }
         return new Verdict(rounds.size(), passed, earlyEnters, earlyLeaves, isolation, lateBreaks, hung, unexpected, expected, bySessionLoss,
                 slowest, p);
+    }
+
+    private static boolean answeredLate(Reply r, long boundNanos) {
+        return r.replyNanos() - r.invokeNanos() > boundNanos;
     }
 
     /** What one phase every member had to pass came to. */

@@ -113,4 +113,46 @@ class BarrierCheckerTest {
         Verdict notExplained = BarrierChecker.check(List.of(new Round(0, Fault.NONE, null, 0, r.enters(), mixed, List.of(), List.of("b"))), BOUND);
         assertEquals(2, notExplained.unexpectedBreaks(), notExplained.problems().toString());
     }
+
+    @Test
+    void aWaiterOfABrokenRoundAnsweringLaterThanItsTimeoutPlusOneSecondAfterItWasAskedIsALateBreak() {
+        long answerBound = 11_000 * MS;
+        // Told 4 s after the fault (within the 5 s bound) but 12 s after it was asked: a barrier that
+        // only gives up by its own timeout would be caught here.
+        Round r = new Round(0, Fault.KILL_IN_ENTER, "v", 8_000 * MS,
+                List.of(broken("a", 0, 12_000), broken("b", 7_000, 8_500), new Reply("v", 1, 0, Kind.NONE, 0, 0, 0, "killed")),
+                List.of(), List.of(broken("c", 13_000, 13_010)));
+        Verdict v = BarrierChecker.check(List.of(r), BOUND, answerBound);
+        assertEquals(1, v.lateBreaks(), v.problems().toString());
+        assertEquals(0, BarrierChecker.check(List.of(r), BOUND).lateBreaks(), "without the answer bound only the fault bound applies");
+        Round lateRefusal = new Round(0, Fault.KILL_IN_ENTER, "v", 0, List.of(broken("a", 0, 2_000)), List.of(),
+                List.of(broken("c", 3_000, 14_500)));
+        assertEquals(1, BarrierChecker.check(List.of(lateRefusal), BOUND, answerBound).lateBreaks());
+        Round leave = new Round(0, Fault.KILL_IN_LEAVE, "v", 5_000 * MS, plain(0, 1, 0).enters(), List.of(broken("a", 20, 11_100)), List.of());
+        assertEquals(1, BarrierChecker.check(List.of(leave), BOUND, answerBound).lateBreaks());
+    }
+
+    @Test
+    void aWaiterLetOutByASpuriousWakeUpBeforeTheLastMemberWasAskedIsAnEarlyPass() {
+        // Curator's DistributedDoubleBarrier on a spurious event (GH-1290): "a" returns from enter at
+        // 300 ms although "c", held back, is only asked at 400 ms.
+        Round r = plain(0, 1, 0);
+        List<Reply> enters = List.of(passed("a", 0, 300, 1, 0, 20), passed("b", 1, 410, 1, 0, 21), passed("c", 400, 405, 1, 0, 22));
+        Verdict v = BarrierChecker.check(List.of(new Round(0, Fault.SPURIOUS_IN_ENTER, "c", 0, enters, r.leaves(), List.of())), BOUND);
+        assertEquals(1, v.earlyEnters(), v.problems().toString());
+        List<Reply> leaves = List.of(passed("a", 20, 300, 1, 30, 40), passed("b", 21, 410, 1, 31, 41), passed("c", 400, 405, 1, 32, 42));
+        Verdict early = BarrierChecker.check(List.of(new Round(0, Fault.SPURIOUS_IN_LEAVE, "c", 0, r.enters(), leaves, List.of())), BOUND);
+        assertEquals(1, early.earlyLeaves(), early.problems().toString());
+        Verdict fine = BarrierChecker.check(List.of(new Round(0, Fault.SPURIOUS_IN_ENTER, "c", 0, r.enters(), r.leaves(), List.of())), BOUND);
+        assertEquals(0, fine.violations(), fine.problems().toString());
+        assertEquals(1, fine.passedRounds());
+    }
+
+    @Test
+    void aMemberThatBreaksAloneInAFlappedRoundIsUnexpected() {
+        Round r = plain(0, 1, 0);
+        List<Reply> enters = List.of(r.enters().get(0), r.enters().get(1), broken("c", 2, 40));
+        Verdict v = BarrierChecker.check(List.of(new Round(0, Fault.FLAP, "c", 0, enters, List.of(), List.of())), BOUND);
+        assertEquals(1, v.unexpectedBreaks(), v.problems().toString());
+    }
 }

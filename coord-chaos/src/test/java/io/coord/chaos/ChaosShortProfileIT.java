@@ -140,6 +140,15 @@ class ChaosShortProfileIT {
         assertEquals(0L, r.details().get("unexpected-breaks"), r.detailLine());
         assertTrue((Long) r.details().get("broken-as-expected") >= 1, "a member fault must have broken a generation: " + r.detailLine());
         assertTrue((Long) r.details().get("slowest-break-ms") <= (Long) r.details().get("break-bound-ms"), r.detailLine());
+        assertTrue((Integer) r.details().get("rounds") >= (Integer) r.details().get("rounds-target"), r.detailLine());
+    }
+
+    @Test
+    void barrierControlOnCuratorsDoubleBarrierLetsSomeoneThroughEarly() {
+        ChaosResult c = result("barrier-control");
+        assertFaultsAsScheduled(c);
+        assertTrue(c.control());
+        assertTrue(c.violations() >= 1, "Curator's DistributedDoubleBarrier must show a violation (GH-1290): " + c.detailLine());
     }
 
     @Test

@@ -233,6 +233,25 @@ public final class ForkedEnsemble implements AutoCloseable {
         }
     }
 
+    /**
+     * Holds every link between member {@code index} and the others, both ways: the connections
+     * stay open but nothing passes until {@link #thaw}. A follower held from its leader goes on
+     * serving its clients from a state that lags behind the leader's (thaw it within syncLimit ×
+     * tickTime = 1 s, or it drops out). Only for a meshed ensemble.
+     */
+    public void freeze(int index) {
+        for (TcpCrusher c : linksOf(index)) {
+            c.freeze();
+        }
+    }
+
+    /** Lets member {@code index}'s links held by {@link #freeze} pass again. */
+    public void thaw(int index) {
+        for (TcpCrusher c : linksOf(index)) {
+            c.unfreeze();
+        }
+    }
+
     /** Restores every link cut by {@link #isolate}. */
     public void heal() {
         for (int i = 0; i < size; i++) {
