@@ -46,7 +46,7 @@ public final class ChaosSuite {
         /** A new context named {@code name} (its result line's name); the suite closes it. */
         public ChaosContext context(String name) throws InterruptedException {
             heal(ensemble);
-            ChaosContext c = new ChaosContext(name, ensemble, seed, profile.perScenario(), SESSION, out);
+            ChaosContext c = new ChaosContext(name, ensemble, seed, profile, SESSION, out);
             contexts.add(c);
             return c;
         }
@@ -54,6 +54,13 @@ public final class ChaosSuite {
         private void closeAll() {
             for (ChaosContext c : contexts) {
                 c.close();
+            }
+        }
+
+        /** {@code CHAOS-TIME <context> <s>} for each context taken, from its start until it was closed. */
+        private void printTimes() {
+            for (ChaosContext c : contexts) {
+                out.printf("CHAOS-TIME %s %.1fs%n", c.name(), c.elapsed().toMillis() / 1e3);
             }
             contexts.clear();
         }
@@ -68,7 +75,8 @@ public final class ChaosSuite {
         for (String n : chosen) {
             Scenarios.entry(n); // fail on an unknown name before starting anything
         }
-        out.println("CHAOS-SEED " + seed + " profile=" + profile.name() + " per-scenario=" + profile.perScenario().toSeconds() + "s"
+        out.println("CHAOS-SEED " + seed + " profile=" + profile.name() + (profile.volumeDriven() ? " volume-factor=" + profile.volumeFactor() : "")
+                + " per-scenario=" + profile.perScenario().toSeconds() + "s"
                 + " scenarios=" + String.join(",", chosen));
         List<ChaosResult> results = new ArrayList<>();
         try (ForkedEnsemble ensemble = ForkedEnsemble.start(3, false)) {
@@ -91,7 +99,8 @@ public final class ChaosSuite {
                 } finally {
                     run.closeAll();
                 }
-                out.printf("CHAOS-TIME %s %.1fs%n", n, (System.nanoTime() - t0) / 1e9);
+                run.printTimes();
+                out.printf("CHAOS-TIME %s total %.1fs%n", n, (System.nanoTime() - t0) / 1e9);
             }
         }
         return results;

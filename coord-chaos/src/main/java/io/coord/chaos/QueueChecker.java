@@ -189,4 +189,32 @@ final class QueueChecker {
         return new Verdict(perTask.size(), duplicates, lost, wronglyDead, invented, duplicateKeys, unexplained, extra, staleMissing,
                 e.staleAccepted(), problems);
     }
+
+    /**
+     * FIFO of first attempts, per producer: walking one producer's keys ({@code k<p>-<i>}) in the
+     * order it enqueued them ({@code i}), the claim token (czxid of the claim node, so the
+     * order of claims) of each task's first attempt must rise. A task claimed first after a
+     * later one of the same producer is an inversion. Keys never claimed are skipped.
+     *
+     * @param firstClaim key to the smallest claim token any START reported for it
+     */
+    static long fifoInversions(Map<String, Long> firstClaim) {
+        Map<String, java.util.TreeMap<Long, Long>> byProducer = new java.util.HashMap<>();
+        firstClaim.forEach((key, token) -> {
+            int dash = key.lastIndexOf('-');
+            byProducer.computeIfAbsent(key.substring(0, dash), k -> new java.util.TreeMap<>())
+                    .put(Long.parseLong(key.substring(dash + 1)), token);
+        });
+        long inversions = 0;
+        for (java.util.TreeMap<Long, Long> tokens : byProducer.values()) {
+            long highest = Long.MIN_VALUE;
+            for (long t : tokens.values()) {
+                if (t < highest) {
+                    inversions++;
+                }
+                highest = Math.max(highest, t);
+            }
+        }
+        return inversions;
+    }
 }
