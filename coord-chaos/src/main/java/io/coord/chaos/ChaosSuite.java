@@ -84,10 +84,20 @@ public final class ChaosSuite {
                 Run run = new Run(ensemble, profile, seed, out);
                 long t0 = System.nanoTime();
                 try {
-                    for (ChaosResult r : Scenarios.entry(n).controller().get().run(run)) {
+                    Scenario scenario = Scenarios.entry(n).controller().get();
+                    List<ChaosResult> own = scenario.run(run);
+                    for (ChaosResult r : own) {
                         out.println(r.line());
                         out.println(r.detailLine());
                         results.add(r);
+                    }
+                    for (String control : scenario.controls()) {
+                        if (own.stream().noneMatch(r -> r.scenario().equals(control))) {
+                            ChaosResult r = ChaosResult.error(control, new IllegalStateException(n + " returned no result for its control"));
+                            out.println(r.line());
+                            out.println(r.detailLine());
+                            results.add(r);
+                        }
                     }
                 } catch (RuntimeException | AssertionError e) {
                     // One broken scenario must not hide the others' results: it fails as an error.

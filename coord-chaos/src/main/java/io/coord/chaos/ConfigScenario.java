@@ -63,6 +63,11 @@ final class ConfigScenario implements Scenario {
     }
 
     @Override
+    public List<String> controls() {
+        return List.of("config-control");
+    }
+
+    @Override
     public List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException {
         ChaosContext main = run.context("config");
         Profile p = run.profile();

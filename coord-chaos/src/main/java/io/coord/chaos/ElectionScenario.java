@@ -42,6 +42,11 @@ final class ElectionScenario implements Scenario {
     }
 
     @Override
+    public List<String> controls() {
+        return List.of("election-control");
+    }
+
+    @Override
     public List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException {
         ChaosContext ctx = run.context("election");
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);

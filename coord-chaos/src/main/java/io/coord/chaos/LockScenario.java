@@ -56,6 +56,11 @@ final class LockScenario implements Scenario {
     }
 
     @Override
+    public List<String> controls() {
+        return List.of("lock-control");
+    }
+
+    @Override
     public List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException {
         ChaosContext fenced = run.context("lock");
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);

@@ -45,6 +45,11 @@ final class NamingScenario implements Scenario {
     }
 
     @Override
+    public List<String> controls() {
+        return List.of("naming-control");
+    }
+
+    @Override
     public List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException {
         ChaosContext ctx = run.context("naming");
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);

@@ -100,14 +100,18 @@ public record Progress(double warmup, double outside, double inside, double outs
      * extended by {@code settle}, all of them must be ridable).
      */
     static Progress of(History history, Duration settle, Predicate<History.Window> ridable) {
-        List<History.Op> ops = history.ops();
+        return of(history.ops(), history.windows(), settle, ridable);
+    }
+
+    /** The figures of {@code ops} against fault windows {@code windows}: see {@link #of(History, Duration, Predicate)}. */
+    static Progress of(List<History.Op> ops, List<History.Window> windows, Duration settle, Predicate<History.Window> ridable) {
         long[] acks = ops.stream().filter(o -> o.outcome() == History.Outcome.OK).mapToLong(History.Op::completeNanos).sorted().toArray();
         if (acks.length == 0) {
             return new Progress(0, 0, Double.NaN, 0);
         }
         long first = ops.stream().mapToLong(History.Op::invokeNanos).min().orElseThrow();
         long last = acks[acks.length - 1];
-        List<History.Window> ws = new ArrayList<>(history.windows());
+        List<History.Window> ws = new ArrayList<>(windows);
         if (ws.isEmpty()) {
             double r = acks.length / Math.max(1e-9, (last - first) / 1e9);
             return new Progress(r, r, Double.NaN, (last - first) / 1e9);

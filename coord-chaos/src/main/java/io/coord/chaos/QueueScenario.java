@@ -76,6 +76,11 @@ final class QueueScenario implements Scenario {
         return "queue";
     }
 
+    @Override
+    public List<String> controls() {
+        return List.of("queue-control");
+    }
+
     /** What the workers told the controller. Guarded by itself. */
     private final class Book {
         final Map<String, Integer> starts = new HashMap<>();

@@ -94,4 +94,13 @@ class QueueCheckerTest {
         assertEquals(1, QueueChecker.check(clean(BOTH, POISON_DEAD, ONCE, Set.of(), Set.of(), 1, 0, 1)).staleAccepted());
         assertEquals(1, QueueChecker.check(clean(BOTH, POISON_DEAD, ONCE, Set.of(), Set.of(), 1, 0, 0)).staleMissing());
     }
+
+    @Test
+    void aProducersTaskClaimedFirstAfterALaterOneOfTheSameProducerIsAFifoInversion() {
+        // k0: 0, 1, 2 claimed in order; k1: 1 claimed (token 15) before 0 (token 17); k0-10 sorts after k0-2 by number
+        Map<String, Long> first = Map.of("k0-0", 10L, "k0-1", 12L, "k0-2", 13L, "k0-10", 20L, "k1-0", 17L, "k1-1", 15L);
+        assertEquals(1, QueueChecker.fifoInversions(first));
+        // across producers there is no order to keep
+        assertEquals(0, QueueChecker.fifoInversions(Map.of("k0-0", 30L, "k1-0", 10L)));
+    }
 }
