@@ -99,7 +99,10 @@ final class LockChecks {
         for (long[] r : refs) {
             Long lost = lostAt.get(r[0]);
             Long ended = holdEnded.get(r[0]);
-            Long stop = lost == null ? ended : ended == null ? lost : Math.min(lost, ended);
+            Long stop = ended;
+            if (lost != null) {
+                stop = ended == null ? lost : Long.valueOf(Math.min(lost, ended));
+            }
             if (stop == null) {
                 late.add("the holder of token " + r[0] + " never said LOST nor released");
                 continue;

@@ -139,8 +139,8 @@ final class QueueWorker implements WorkerLogic {
             client.curator().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL).forPath(records + "/" + task + "-", data);
             try {
                 claim.complete();
-            } catch (ClaimLostException | ConnectionLostException ignored) {
-                // the unchecked worker believes its work is done either way
+            } catch (RuntimeException ignored) {
+                // a lost claim, a lost connection: the unchecked worker believes its work is done either way
             }
             io.send("DONE " + task + " " + key + " " + token);
             return;
