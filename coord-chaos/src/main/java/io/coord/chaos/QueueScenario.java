@@ -54,6 +54,8 @@ final class QueueScenario implements Scenario {
     /** One task in this many is poison. */
     private static final int POISON_EVERY = 100;
     private static final int WORK_MS = 10;
+    /** How long a producer is cut off: half a second surely catches an enqueue at its pace (one each 50 ms). */
+    private static final Duration CUT_LENGTH = Duration.ofMillis(500);
 
     private ChaosContext ctx;
     /** Whether consumers complete behind the claim check ({@code multi(check(claimNode), ...)}); false in the control. */
@@ -63,6 +65,8 @@ final class QueueScenario implements Scenario {
     private final Book book = new Book();
     private final List<WorkerLink> workers = new CopyOnWriteArrayList<>();
     private final List<WorkerLink> producerLinks = new CopyOnWriteArrayList<>();
+    private final List<Thread> replacements = new CopyOnWriteArrayList<>();
+    private final List<String> replacementErrors = new CopyOnWriteArrayList<>();
     private final List<Thread> pumps = new CopyOnWriteArrayList<>();
     private final Set<WorkerLink> killed = ConcurrentHashMap.newKeySet();
     private final AtomicLong staleExpected = new AtomicLong();
@@ -89,7 +93,7 @@ final class QueueScenario implements Scenario {
         final Map<String, String> held = new HashMap<>();
         final Map<String, String> outcomes = new HashMap<>(); // "worker task" -> DONE / LOST
         final Map<String, History.Handle> executing = new HashMap<>(); // "worker task" -> its execute op
-        final Map<String, Long> firstClaim = new HashMap<>(); // key -> smallest claim token of its STARTs
+        final Map<String, QueueChecker.FirstClaim> firstClaim = new HashMap<>(); // task -> its first claim (smallest token)
         final List<String> errors = new ArrayList<>();
         long done;
 
@@ -99,7 +103,9 @@ final class QueueScenario implements Scenario {
             switch (f[0]) {
                 case "START" -> {
                     starts.merge(f[1], 1, Integer::sum);
-                    firstClaim.merge(f[2], Long.parseLong(f[3]), Math::min);
+                    QueueChecker.FirstClaim c = new QueueChecker.FirstClaim(f[2], Long.parseLong(f[1].substring(f[1].lastIndexOf('-') + 1)),
+                            Long.parseLong(f[3]));
+                    firstClaim.merge(f[1], c, (a, b) -> a.token() <= b.token() ? a : b);
                     lastStartBy.put(f[1], worker);
                     executing.put(key, ctx.history().invoke(worker, "execute", f[1]));
                 }
@@ -229,6 +235,14 @@ final class QueueScenario implements Scenario {
             ctx.out().println("CHAOS-NOTE " + ctx.name() + " the workload did not finish in time");
         }
         faults.notes().forEach(n -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " " + n));
+        for (Thread r : replacements) {
+            r.join(Awaits.scaled(Duration.ofSeconds(90)).toMillis());
+            if (r.isAlive()) {
+                stuck++;
+            }
+        }
+        replacementErrors.forEach(n -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " " + n));
+        stuck += replacementErrors.size();
         producerErrors.forEach(n -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " producer failed: " + n));
         stuck += producerErrors.size();
 
@@ -272,9 +286,9 @@ final class QueueScenario implements Scenario {
             }
         }
         QueueChecker.Verdict v;
-        long inversions;
+        QueueChecker.Fifo fifo;
         synchronized (book) {
-            inversions = QueueChecker.fifoInversions(book.firstClaim);
+            fifo = QueueChecker.fifo(new ArrayList<>(book.firstClaim.values()));
             v = QueueChecker.check(new QueueChecker.Evidence(acked, infoKeys, poisonKeys, completions, dead, remaining, book.starts,
                     book.interrupted, (int) staleExpected.get(), (int) staleRejected.get(), (int) staleAccepted.get(), MAX_RETRIES));
             stuck += book.errors.size();
@@ -296,10 +310,12 @@ final class QueueScenario implements Scenario {
         d.put("unexplained-executions", v.unexplainedExecutions());
         d.put("stale-rejected", staleRejected.get());
         d.put("stale-accepted", v.staleAccepted());
-        d.put("fifo-inversions", inversions);
+        d.put("fifo-inversions", fifo.beyondSpread());
+        d.put("fifo-strict-inversions", fifo.strictInversions());
+        d.put("fifo-most-passed-over", fifo.mostPassedOver());
         d.put("drained", drained);
         d.put("drain-ms", drainMs);
-        long violations = v.violations() + inversions + (drained ? 0 : 1);
+        long violations = v.violations() + fifo.beyondSpread() + (drained ? 0 : 1);
         // a killed, paused or cut-off worker leaves the other consumers and producers working
         Progress progress = Progress.of(h, ChaosContext.SETTLE, w -> !w.name().startsWith("zk-"));
         return new ChaosResult(ctx.name(), !checked, enq.ok() + exe.ok(), faults.scheduled(), faults.applied(), violations, v.lost(), stuck,
@@ -408,10 +424,22 @@ final class QueueScenario implements Scenario {
                 try (History.FaultWindow w = ctx.history().fault("kill-busy " + victim.name() + " " + t)) {
                     killed.add(victim);
                     victim.kill9();
-                    for (WorkerLink fresh : ctx.startWorkers("queue", 1, consumerArgs())) {
-                        adopt(fresh);
-                    }
                 }
+                // the replacement starts while the schedule goes on (a JVM start takes seconds on 2 busy cores)
+                Thread r = new Thread(() -> {
+                    try {
+                        for (WorkerLink fresh : ctx.startWorkers("queue", 1, consumerArgs())) {
+                            adopt(fresh);
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (RuntimeException e) {
+                        replacementErrors.add("replacing " + victim.name() + ": " + e);
+                    }
+                }, "chaos-queue-replace-" + victim.name());
+                r.setDaemon(true);
+                r.start();
+                replacements.add(r);
                 yield true;
             }
             case PAUSE_BUSY -> pauseHolding(victim, t);
@@ -464,7 +492,7 @@ final class QueueScenario implements Scenario {
         try (History.FaultWindow w = ctx.history().fault("cut-busy " + target.name())) {
             target.proxy().refuse();
             try {
-                Awaits.hold(Duration.ofSeconds(1));
+                Awaits.hold(CUT_LENGTH);
             } finally {
                 target.proxy().accept();
             }
