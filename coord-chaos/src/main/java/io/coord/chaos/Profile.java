@@ -39,6 +39,11 @@ public record Profile(String name, Duration perScenario, double volumeFactor) {
         }
     }
 
+    /** A time-driven profile (no volume target), as profiles were before the CI tier. */
+    public Profile(String name, Duration perScenario) {
+        this(name, perScenario, 0);
+    }
+
     public static Profile shortProfile() {
         return new Profile("short", Duration.ofSeconds(SHORT_SECONDS), 0);
     }
