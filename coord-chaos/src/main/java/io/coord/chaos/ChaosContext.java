@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongSupplier;
 
 /**
  * Everything one scenario run holds on the controller side: the shared ensemble, the seed's random
@@ -27,19 +28,27 @@ public final class ChaosContext implements AutoCloseable {
     private final ForkedEnsemble ensemble;
     private final Random random;
     private final Duration length;
+    private final Profile profile;
     private final Duration requestedSession;
     private final PrintWriter out;
     private final History history = new History();
+    private final long createdNanos = System.nanoTime();
+    private volatile long closedNanos;
     private final List<WorkerLink> workers = new CopyOnWriteArrayList<>();
     private volatile Duration negotiatedSession;
     private FaultRunner faults;
     private CoordClient client;
 
     ChaosContext(String name, ForkedEnsemble ensemble, long seed, Duration length, Duration requestedSession, PrintWriter out) {
+        this(name, ensemble, seed, new Profile("short", length, 0), requestedSession, out);
+    }
+
+    ChaosContext(String name, ForkedEnsemble ensemble, long seed, Profile profile, Duration requestedSession, PrintWriter out) {
         this.name = name;
         this.ensemble = ensemble;
         this.random = new Random(seed ^ name.hashCode());
-        this.length = length;
+        this.length = profile.perScenario();
+        this.profile = profile;
         this.requestedSession = requestedSession;
         this.negotiatedSession = requestedSession;
         this.out = out;
@@ -53,6 +62,33 @@ public final class ChaosContext implements AutoCloseable {
     public static Duration faultOverrun(Duration length) {
         Duration d = Duration.ofSeconds(120);
         return Awaits.scaled(length.compareTo(d) > 0 ? length : d);
+    }
+
+    /** How many faults of other kinds a control keeps from the main schedule, besides the biting ones. */
+    static final int CONTROL_OTHERS = 3;
+
+    /**
+     * A control's schedule: the main run's {@code plan}, in its order, up to and including its
+     * {@code count}-th fault of kind {@code biting} (the one that bites without the safety
+     * feature), keeping only the first {@value #CONTROL_OTHERS} faults of other kinds, each due
+     * one second after the previous one from the warm-up on (the runner keeps its gap). A control
+     * only has to show that the faults bite, so it need not run the whole schedule.
+     */
+    public static FaultPlan controlPlan(FaultPlan plan, FaultKind biting, int count) {
+        List<FaultPlan.Fault> faults = new ArrayList<>();
+        int seen = 0;
+        int others = 0;
+        for (FaultPlan.Fault f : plan.faults()) {
+            boolean bites = f.kind() == biting;
+            if (!bites && others++ >= CONTROL_OTHERS) {
+                continue;
+            }
+            faults.add(new FaultPlan.Fault(f.kind(), FaultPlan.WARMUP.toMillis() + 1000L * faults.size(), f.pick()));
+            if (bites && ++seen == count) {
+                break;
+            }
+        }
+        return new FaultPlan(faults);
     }
 
     /** The scenario's name, as in its CHAOS line. */
@@ -72,6 +108,38 @@ public final class ChaosContext implements AutoCloseable {
     /** How long the scenario should run its workload (faults are spread over it). */
     public Duration length() {
         return length;
+    }
+
+    /** The profile this run belongs to. */
+    public Profile profile() {
+        return profile;
+    }
+
+    /**
+     * Lets the workload run until it has run the profile's {@linkplain Profile#minimum() minimum
+     * time}, {@code volume} has reached {@code target} and the fault schedule has finished, at most
+     * the profile's {@linkplain Profile#maxTime max time} for {@code ciMax} (scaled by the timing
+     * factor). Returns whether all three happened; if the time ran out it says so on a
+     * {@code CHAOS-NOTE} line, and the result then fails on its volume or its fault count.
+     */
+    public boolean runWorkload(FaultRunner faults, LongSupplier volume, long target, Duration ciMax) throws InterruptedException {
+        long start = System.nanoTime();
+        long minEnd = start + profile.minimum().toNanos();
+        Duration max = Awaits.scaled(profile.maxTime(ciMax));
+        long deadline = start + max.toNanos();
+        while (true) {
+            long now = System.nanoTime();
+            if (now >= minEnd && faults.isDone() && volume.getAsLong() >= target) {
+                return true;
+            }
+            if (now >= deadline) {
+                out.println("CHAOS-NOTE " + name + " stopped at its max time of " + max.toSeconds() + " s: volume "
+                        + volume.getAsLong() + "/" + target + ", faults applied " + faults.applied() + "/" + faults.scheduled()
+                        + (faults.isDone() ? "" : " (schedule unfinished)"));
+                return false;
+            }
+            Thread.sleep(50); // polling the workload's progress, bounded by the deadline
+        }
     }
 
     public History history() {
@@ -156,8 +224,21 @@ public final class ChaosContext implements AutoCloseable {
         return client;
     }
 
+    /** From creation until {@link #close()} began (or until now, if still open). */
+    public Duration elapsed() {
+        long end = closedNanos != 0 ? closedNanos : System.nanoTime();
+        return Duration.ofNanos(end - createdNanos);
+    }
+
+    /** Idempotent: a scenario may close a context it is done with (before its control), the suite closes it again. */
     @Override
     public void close() {
+        synchronized (this) {
+            if (closedNanos != 0) {
+                return;
+            }
+            closedNanos = System.nanoTime();
+        }
         if (faults != null) {
             faults.close();
         }

@@ -19,11 +19,28 @@ import java.util.Map;
  *                        unexpectedly (a harness or liveness failure)
  * @param progress        throughput in the warm-up and outside fault windows
  * @param details         scenario-specific figures, printed on the CHAOS-DETAIL line
+ * @param volume          what the scenario's volume target counts (cycles, leader changes, tasks,
+ *                        IDs, updates), reached in this run
+ * @param volumeTarget    the profile's target for it ({@link Profile#volume}); 0 if none. A main
+ *                        run that falls short fails; a control has none.
  */
 public record ChaosResult(String scenario, boolean control, long ops, int faultsScheduled, int faultsApplied,
-                          long violations, long lost, long stuck, Progress progress, Map<String, Object> details) {
+                          long violations, long lost, long stuck, Progress progress, Map<String, Object> details,
+                          long volume, long volumeTarget) {
     public ChaosResult {
         details = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(details));
+    }
+
+    /** A result without a volume target (its volume is its acknowledged operations). */
+    public ChaosResult(String scenario, boolean control, long ops, int faultsScheduled, int faultsApplied,
+                       long violations, long lost, long stuck, Progress progress, Map<String, Object> details) {
+        this(scenario, control, ops, faultsScheduled, faultsApplied, violations, lost, stuck, progress, details, ops, 0);
+    }
+
+    /** This result with {@code volume} reached against {@code target}. */
+    public ChaosResult withVolume(long volume, long target) {
+        return new ChaosResult(scenario, control, ops, faultsScheduled, faultsApplied, violations, lost, stuck, progress, details,
+                volume, target);
     }
 
     /** A scenario that could not run to its checks (a worker did not start, a harness error). */
@@ -42,7 +59,9 @@ public record ChaosResult(String scenario, boolean control, long ops, int faults
         StringBuilder b = new StringBuilder("CHAOS-DETAIL ").append(scenario)
                 .append(" scheduled=").append(faultsScheduled)
                 .append(" stuck=").append(stuck)
-                .append(String.format(" warmup=%.1f/s outside=%.1f/s floor=%.1f/s", progress.warmup(), progress.outside(), progress.floor()));
+                .append(" volume=").append(volume).append('/').append(volumeTarget)
+                .append(String.format(" warmup=%.1f/s outside=%.1f/s (%.0fs) inside=%.1f/s floor=%.1f/s", progress.warmup(),
+                        progress.outside(), progress.outsideSeconds(), progress.inside(), progress.floor()));
         details.forEach((k, v) -> b.append(' ').append(k).append('=').append(v));
         b.append(passed() ? " PASS" : " FAIL " + problems());
         return b.toString();
@@ -56,6 +75,9 @@ public record ChaosResult(String scenario, boolean control, long ops, int faults
         }
         if (stuck != 0) {
             p.add(stuck + " stuck operation(s) or dead worker(s)");
+        }
+        if (volume < volumeTarget) {
+            p.add("volume " + volume + " < target " + volumeTarget + " (the run ran out of time or stalled)");
         }
         if (control) {
             if (violations < 1) {
@@ -72,9 +94,7 @@ public record ChaosResult(String scenario, boolean control, long ops, int faults
         if (ops == 0) {
             p.add("no progress at all");
         }
-        if (!progress.ok()) {
-            p.add(String.format("too little progress outside fault windows: %.1f/s < floor %.1f/s", progress.outside(), progress.floor()));
-        }
+        p.addAll(progress.problems());
         return p;
     }
 

@@ -46,7 +46,7 @@ public final class ChaosSuite {
         /** A new context named {@code name} (its result line's name); the suite closes it. */
         public ChaosContext context(String name) throws InterruptedException {
             heal(ensemble);
-            ChaosContext c = new ChaosContext(name, ensemble, seed, profile.perScenario(), SESSION, out);
+            ChaosContext c = new ChaosContext(name, ensemble, seed, profile, SESSION, out);
             contexts.add(c);
             return c;
         }
@@ -54,6 +54,13 @@ public final class ChaosSuite {
         private void closeAll() {
             for (ChaosContext c : contexts) {
                 c.close();
+            }
+        }
+
+        /** {@code CHAOS-TIME <context> <s>} for each context taken, from its start until it was closed. */
+        private void printTimes() {
+            for (ChaosContext c : contexts) {
+                out.printf("CHAOS-TIME %s %.1fs%n", c.name(), c.elapsed().toMillis() / 1e3);
             }
             contexts.clear();
         }
@@ -68,7 +75,8 @@ public final class ChaosSuite {
         for (String n : chosen) {
             Scenarios.entry(n); // fail on an unknown name before starting anything
         }
-        out.println("CHAOS-SEED " + seed + " profile=" + profile.name() + " per-scenario=" + profile.perScenario().toSeconds() + "s"
+        out.println("CHAOS-SEED " + seed + " profile=" + profile.name() + (profile.volumeDriven() ? " volume-factor=" + profile.volumeFactor() : "")
+                + " per-scenario=" + profile.perScenario().toSeconds() + "s"
                 + " scenarios=" + String.join(",", chosen));
         List<ChaosResult> results = new ArrayList<>();
         try (ForkedEnsemble ensemble = ForkedEnsemble.start(3, false)) {
@@ -76,10 +84,20 @@ public final class ChaosSuite {
                 Run run = new Run(ensemble, profile, seed, out);
                 long t0 = System.nanoTime();
                 try {
-                    for (ChaosResult r : Scenarios.entry(n).controller().get().run(run)) {
+                    Scenario scenario = Scenarios.entry(n).controller().get();
+                    List<ChaosResult> own = scenario.run(run);
+                    for (ChaosResult r : own) {
                         out.println(r.line());
                         out.println(r.detailLine());
                         results.add(r);
+                    }
+                    for (String control : scenario.controls()) {
+                        if (own.stream().noneMatch(r -> r.scenario().equals(control))) {
+                            ChaosResult r = ChaosResult.error(control, new IllegalStateException(n + " returned no result for its control"));
+                            out.println(r.line());
+                            out.println(r.detailLine());
+                            results.add(r);
+                        }
                     }
                 } catch (RuntimeException | AssertionError e) {
                     // One broken scenario must not hide the others' results: it fails as an error.
@@ -91,7 +109,8 @@ public final class ChaosSuite {
                 } finally {
                     run.closeAll();
                 }
-                out.printf("CHAOS-TIME %s %.1fs%n", n, (System.nanoTime() - t0) / 1e9);
+                run.printTimes();
+                out.printf("CHAOS-TIME %s total %.1fs%n", n, (System.nanoTime() - t0) / 1e9);
             }
         }
         return results;

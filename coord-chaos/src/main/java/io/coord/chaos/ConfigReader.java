@@ -1,6 +1,7 @@
 package io.coord.chaos;
 
 import io.coord.config.ConfigChange;
+import io.coord.config.ConfigKey;
 import io.coord.config.ConfigListener;
 import io.coord.config.ConfigOptions;
 import io.coord.config.ConfigRejection;
@@ -17,14 +18,18 @@ import java.time.Duration;
  * C: exit
  * </pre>
  * The listener runs on the thread that applied the change, so the reports come in the order the
- * reader applied them.
+ * reader applied them. Argument 0, {@code validating} or {@code unvalidated}: the control's
+ * readers watch the key without its validator and with a size limit far above the oversize value.
  */
 final class ConfigReader implements WorkerLogic {
     @Override
     public void run(WorkerContext ctx) throws InterruptedException {
         WorkerIo io = ctx.io();
-        ConfigOptions options = ConfigOptions.builder().instanceId(ctx.name()).maxValueBytes(ConfigSetting.MAX_BYTES).build();
-        try (LiveConfig<ConfigSetting> live = LiveConfig.watch(ctx.client(), ConfigSetting.KEY, options)) {
+        boolean validating = !"unvalidated".equals(ctx.arg(0));
+        ConfigOptions options = ConfigOptions.builder().instanceId(ctx.name())
+                .maxValueBytes(validating ? ConfigSetting.MAX_BYTES : ConfigSetting.MAX_BYTES * 64).build();
+        ConfigKey<ConfigSetting> key = validating ? ConfigSetting.KEY : ConfigSetting.UNVALIDATED_KEY;
+        try (LiveConfig<ConfigSetting> live = LiveConfig.watch(ctx.client(), key, options)) {
             // The first value may come to the listener or be there before it was added: report it exactly
             // once either way, under one lock, so a report never goes out of the order of applying.
             Object order = new Object();

@@ -35,13 +35,21 @@ import java.util.concurrent.atomic.AtomicLong;
  * indeterminate) and {@code write-invalid} (a raw setData of an invalid value).
  */
 final class ConfigScenario implements Scenario {
-    /** How soon after the final write every reader must have applied it (RELIABILITY.md: 2 s, plus a margin for 2 shared cores). */
-    static final Duration CONVERGENCE = Duration.ofSeconds(5);
-    private static final int READERS = 3;
+    /** How soon after the final write every reader must have applied it (RELIABILITY.md: 2 s; stretched by the timing factor). */
+    static final Duration CONVERGENCE = Duration.ofSeconds(2);
+    private static final int READERS = 10;
+    /** The control only has to show one invalid value applied. */
+    private static final int CONTROL_READERS = 3;
     /** Writes per second. */
     private static final int RATE = 20;
+    /** CI tier: updates (good and invalid together; one in ten is invalid). */
+    static final long UPDATES = 1_000;
+    private static final Duration CI_MAX = Duration.ofSeconds(180);
+    private static final Duration CONTROL_MAX = Duration.ofSeconds(60);
 
     private ChaosContext ctx;
+    /** Whether readers validate (the key's validator, the size limit); false in the control. */
+    private boolean validating = true;
     private final Map<String, List<ConfigChecker.Applied>> reports = new ConcurrentHashMap<>();
     private final AtomicLong rejections = new AtomicLong();
     private final List<String> odd = new CopyOnWriteArrayList<>();
@@ -55,17 +63,35 @@ final class ConfigScenario implements Scenario {
     }
 
     @Override
+    public List<String> controls() {
+        return List.of("config-control");
+    }
+
+    @Override
     public List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException {
-        ctx = run.context("config");
+        ChaosContext main = run.context("config");
         Profile p = run.profile();
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
-        counts.put(FaultKind.EXPIRE, p.scale(2));
-        counts.put(FaultKind.CUT, p.scale(2));
-        counts.put(FaultKind.KILL_ZK_LEADER, p.scale(1));
-        FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
-        ctx.out().println("CHAOS-PLAN config " + plan);
+        counts.put(FaultKind.EXPIRE, p.faults(2, 3));
+        counts.put(FaultKind.CUT, p.faults(2, 20));
+        counts.put(FaultKind.KILL_ZK_LEADER, p.faults(1, 1));
+        FaultPlan plan = FaultPlan.of(main.random(), main.length(), counts);
+        main.out().println("CHAOS-PLAN config " + plan);
+        List<ChaosResult> results = new ArrayList<>();
+        results.add(new ConfigScenario().round(main, plan, true, READERS, p.volume(UPDATES), CI_MAX));
+        main.close();
+        // The control: readers without the validator and the size limit apply the invalid values.
+        FaultPlan control = ChaosContext.controlPlan(plan, FaultKind.CUT, 2);
+        results.add(new ConfigScenario().round(run.context("config-control"), control, false, CONTROL_READERS, 0, CONTROL_MAX));
+        return results;
+    }
+
+    private ChaosResult round(ChaosContext context, FaultPlan plan, boolean validate, int readers, long target, Duration maxTime)
+            throws InterruptedException {
+        this.ctx = context;
+        this.validating = validate;
         try {
-            return List.of(runWith(plan));
+            return runWith(plan, readers, target, maxTime);
         } finally {
             stop = true;
             for (Thread t : pumps) {
@@ -74,7 +100,7 @@ final class ConfigScenario implements Scenario {
         }
     }
 
-    private ChaosResult runWith(FaultPlan plan) throws InterruptedException {
+    private ChaosResult runWith(FaultPlan plan, int readers, long target, Duration maxTime) throws InterruptedException {
         CoordClient admin = ctx.client();
         ConfigStore store = ConfigStore.open(admin, ConfigOptions.builder().instanceId("controller")
                 .maxValueBytes(ConfigSetting.MAX_BYTES).build());
@@ -83,7 +109,7 @@ final class ConfigScenario implements Scenario {
         // The first value, so readers start from a live one.
         published.add(1L);
         store.createIfAbsent(ConfigSetting.KEY, new ConfigSetting(seq.incrementAndGet(), "x"));
-        for (WorkerLink w : ctx.startWorkers("config", READERS)) {
+        for (WorkerLink w : ctx.startWorkers("config", readers, validating ? "validating" : "unvalidated")) {
             adopt(w);
         }
         List<String> writerErrors = new CopyOnWriteArrayList<>();
@@ -106,8 +132,8 @@ final class ConfigScenario implements Scenario {
             TimeUnit.MILLISECONDS.sleep(20); // polling the history, bounded by the deadline
         }
         FaultRunner faults = ctx.startFaults(plan, null);
-        Awaits.hold(ctx.length());
-        boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));
+        History h0 = ctx.history();
+        boolean finished = ctx.runWorkload(faults, () -> h0.counts("write").ok() + h0.counts("write-invalid").ok(), target, maxTime);
         stopWriting = true;
         long stuck = 0;
         writer.join(Awaits.scaled(Duration.ofSeconds(60)).toMillis());
@@ -116,10 +142,10 @@ final class ConfigScenario implements Scenario {
             writer.interrupt();
         }
         if (!finished) {
-            ctx.out().println("CHAOS-NOTE config the fault schedule did not finish in time");
+            ctx.out().println("CHAOS-NOTE " + ctx.name() + " the workload did not finish in time");
         }
-        faults.notes().forEach(n -> ctx.out().println("CHAOS-NOTE config " + n));
-        writerErrors.forEach(n -> ctx.out().println("CHAOS-NOTE config writer failed: " + n));
+        faults.notes().forEach(n -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " " + n));
+        writerErrors.forEach(n -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " writer failed: " + n));
         stuck += writerErrors.size();
 
         // The final good write, acknowledged (retried while indeterminate), after every fault healed.
@@ -145,7 +171,7 @@ final class ConfigScenario implements Scenario {
             TimeUnit.MILLISECONDS.sleep(20); // polling the reports, bounded by the deadline
         }
         stuck += ctx.workers().stream().filter(w -> !w.isAlive()).count();
-        return check(faults, published, finalSeq, finalNanos, stuck);
+        return check(faults, published, finalSeq, finalNanos, stuck, target);
     }
 
     private boolean converged(long finalSeq) {
@@ -158,17 +184,18 @@ final class ConfigScenario implements Scenario {
         return true;
     }
 
-    private ChaosResult check(FaultRunner faults, Set<Long> published, long finalSeq, long finalNanos, long stuck) {
+    private ChaosResult check(FaultRunner faults, Set<Long> published, long finalSeq, long finalNanos, long stuck, long target) {
         Map<String, List<ConfigChecker.Applied>> snapshot = new LinkedHashMap<>();
         for (WorkerLink w : ctx.workers()) {
             snapshot.put(w.name(), List.copyOf(reports.getOrDefault(w.name(), List.of())));
         }
-        ConfigChecker.Verdict v = ConfigChecker.check(snapshot, published, finalSeq, finalNanos, CONVERGENCE.toNanos(),
+        Duration convergence = Awaits.scaled(CONVERGENCE);
+        ConfigChecker.Verdict v = ConfigChecker.check(snapshot, published, finalSeq, finalNanos, convergence.toNanos(),
                 ConfigSetting.MAX_BYTES - 40);
-        v.problems().forEach(pr -> ctx.out().println("CHAOS-NOTE config " + pr));
-        odd.forEach(o -> ctx.out().println("CHAOS-NOTE config reader said: " + o));
+        v.problems().forEach(pr -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " " + pr));
+        odd.forEach(o -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " reader said: " + o));
         History h = ctx.history();
-        ctx.out().println("CHAOS-TIMELINE config " + Progress.timeline(h));
+        ctx.out().println("CHAOS-TIMELINE " + ctx.name() + " " + Progress.timeline(h));
         History.Counts good = h.counts("write");
         History.Counts bad = h.counts("write-invalid");
         Map<String, Object> d = new LinkedHashMap<>();
@@ -182,9 +209,11 @@ final class ConfigScenario implements Scenario {
         d.put("late", v.late());
         d.put("not-converged", v.notConverged());
         d.put("slowest-convergence-ms", v.slowestNanos() / 1_000_000);
-        d.put("convergence-bound-ms", CONVERGENCE.toMillis());
-        return new ChaosResult(ctx.name(), false, good.ok() + bad.ok(), faults.scheduled(), faults.applied(), v.violations(),
-                v.notConverged(), stuck + odd.size(), Progress.of(h, ChaosContext.SETTLE), d);
+        d.put("convergence-bound-ms", convergence.toMillis());
+        // a reader cut off or expired leaves the writer (whose writes are the operations) and the other readers going
+        Progress progress = Progress.of(h, ChaosContext.SETTLE, w -> !w.name().startsWith("zk-"));
+        return new ChaosResult(ctx.name(), !validating, good.ok() + bad.ok(), faults.scheduled(), faults.applied(), v.violations(),
+                v.notConverged(), stuck + odd.size(), progress, d).withVolume(good.ok() + bad.ok(), target);
     }
 
     /**

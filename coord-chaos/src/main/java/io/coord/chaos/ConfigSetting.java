@@ -14,4 +14,7 @@ public record ConfigSetting(long seq, String pad) {
 
     static final ConfigKey<ConfigSetting> KEY = ConfigKey.of("chaos", "setting", ConfigSetting.class)
             .withValidator(s -> s.seq() > 0 ? List.of() : List.of("seq must be > 0, got " + s.seq()));
+
+    /** The same key without its validator: what the control's readers watch. */
+    static final ConfigKey<ConfigSetting> UNVALIDATED_KEY = ConfigKey.of("chaos", "setting", ConfigSetting.class);
 }

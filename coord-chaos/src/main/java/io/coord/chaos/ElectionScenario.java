@@ -28,7 +28,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * resumes it only once a newer epoch's write was accepted: the old leader wakes up stale.
  */
 final class ElectionScenario implements Scenario {
-    private static final int CANDIDATES = 3;
+    private static final int CANDIDATES = 5;
+    /** CI tier: leader changes (accepted epochs after the first). */
+    static final long CHANGES = 200;
+    /** A leader resigns after this many accepted writes (about 250 ms), so leadership moves on its own too. */
+    static final int TERM_WRITES = 10;
+    private static final Duration CI_MAX = Duration.ofSeconds(180);
+    private static final Duration CONTROL_MAX = Duration.ofSeconds(60);
 
     @Override
     public String name() {
@@ -36,23 +42,44 @@ final class ElectionScenario implements Scenario {
     }
 
     @Override
+    public List<String> controls() {
+        return List.of("election-control");
+    }
+
+    @Override
     public List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException {
         ChaosContext ctx = run.context("election");
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
         Profile p = run.profile();
-        counts.put(FaultKind.PAUSE_LEADER, p.scale(2));
-        counts.put(FaultKind.KILL_ZK_LEADER, p.scale(1));
-        counts.put(FaultKind.EXPIRE, p.scale(1));
-        counts.put(FaultKind.CUT, p.scale(1));
+        counts.put(FaultKind.PAUSE_LEADER, p.faults(2, 10));
+        counts.put(FaultKind.KILL_ZK_LEADER, p.faults(1, 3));
+        counts.put(FaultKind.EXPIRE, p.faults(1, 2));
+        counts.put(FaultKind.CUT, p.faults(1, 2));
+        // F8, quorum loss past the session timeout, once where the fault kind exists (helper "chaosfaults" adds it)
+        optionalKind("LOSE_QUORUM").ifPresent(k -> counts.put(k, p.faults(0, 1)));
         FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
         ctx.out().println("CHAOS-PLAN election " + plan);
-        return List.of(new Round(ctx, plan).run());
+        List<ChaosResult> results = new ArrayList<>();
+        results.add(new Round(ctx, plan, true, p.volume(CHANGES), CI_MAX).run());
+        ctx.close();
+        // The control: no epoch fencing (the resource accepts any epoch, the leader never checks its
+        // lease), up to the second paused leader, which wakes up and writes with its old epoch.
+        FaultPlan control = ChaosContext.controlPlan(plan, FaultKind.PAUSE_LEADER, 2);
+        results.add(new Round(run.context("election-control"), control, false, 0, CONTROL_MAX).run());
+        return results;
+    }
+
+    static java.util.Optional<FaultKind> optionalKind(String name) {
+        return java.util.Arrays.stream(FaultKind.values()).filter(k -> k.name().equals(name)).findFirst();
     }
 
     private static final class Round {
         private final ChaosContext ctx;
         private final FaultPlan plan;
-        private final GuardedResource resource = GuardedResource.fenced();
+        private final boolean fenced;
+        private final long target;
+        private final Duration maxTime;
+        private final GuardedResource resource;
         private final AtomicLong twoLeaders = new AtomicLong();
         private final AtomicLong staleRejected = new AtomicLong();
         private final AtomicLong leaderships = new AtomicLong();
@@ -66,13 +93,18 @@ final class ElectionScenario implements Scenario {
         private long lastEpoch = Long.MIN_VALUE;
         private String lastWriter;
 
-        Round(ChaosContext ctx, FaultPlan plan) {
+        Round(ChaosContext ctx, FaultPlan plan, boolean fenced, long target, Duration maxTime) {
             this.ctx = ctx;
             this.plan = plan;
+            this.fenced = fenced;
+            this.target = target;
+            this.maxTime = maxTime;
+            this.resource = fenced ? GuardedResource.fenced() : GuardedResource.unfenced();
         }
 
         ChaosResult run() throws InterruptedException {
-            List<WorkerLink> workers = ctx.startWorkers("election", CANDIDATES);
+            List<WorkerLink> workers = ctx.startWorkers("election", CANDIDATES, fenced ? "fenced" : "unfenced",
+                    Integer.toString(TERM_WRITES));
             List<Thread> drivers = new ArrayList<>();
             for (WorkerLink w : workers) {
                 Thread t = new Thread(() -> serve(w), "chaos-serve-" + w.name());
@@ -82,8 +114,7 @@ final class ElectionScenario implements Scenario {
             }
             ctx.awaitFirstAck();
             FaultRunner faults = ctx.startFaults(plan, this::pauseLeader);
-            Awaits.hold(ctx.length());
-            boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));
+            boolean finished = ctx.runWorkload(faults, () -> Math.max(0, epochCount() - 1), target, maxTime);
             // the gap after the last fault counts too: measure up to now
             long end = System.nanoTime();
             stop = true;
@@ -91,15 +122,15 @@ final class ElectionScenario implements Scenario {
                 t.join(Awaits.scaled(Duration.ofSeconds(10)).toMillis());
             }
             if (!finished) {
-                ctx.out().println("CHAOS-NOTE election the fault schedule did not finish in time");
+                ctx.out().println("CHAOS-NOTE " + ctx.name() + " the workload did not finish in time");
             }
-            faults.notes().forEach(n -> ctx.out().println("CHAOS-NOTE election " + n));
+            faults.notes().forEach(n -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " " + n));
             return check(faults, end);
         }
 
         private ChaosResult check(FaultRunner faults, long end) {
             History h = ctx.history();
-            ctx.out().println("CHAOS-TIMELINE election " + Progress.timeline(h));
+            ctx.out().println("CHAOS-TIMELINE " + ctx.name() + " " + Progress.timeline(h));
             long gapNanos = longestGap(end);
             Duration bound = Awaits.scaled(ctx.negotiatedSession().plusSeconds(3));
             long gapViolations = gapNanos > bound.toNanos() ? 1 : 0;
@@ -110,6 +141,7 @@ final class ElectionScenario implements Scenario {
             }
             long violations = v.total() + conflicts + twoLeaders.get() + gapViolations;
             Map<String, Object> d = new LinkedHashMap<>();
+            d.put("leader-changes", Math.max(0, epochCount() - 1));
             d.put("leaderships", leaderships.get());
             d.put("epochs", epochCount());
             d.put("epoch-conflicts", conflicts);
@@ -119,8 +151,8 @@ final class ElectionScenario implements Scenario {
             d.put("token-regressions", v.tokenRegressions());
             d.put("longest-gap-ms", gapNanos / 1_000_000);
             d.put("gap-bound-ms", bound.toMillis());
-            return new ChaosResult("election", false, resource.acceptedWrites(), faults.scheduled(), faults.applied(), violations, 0,
-                    stuck.get(), Progress.of(h, ChaosContext.SETTLE), d);
+            return new ChaosResult(ctx.name(), !fenced, resource.acceptedWrites(), faults.scheduled(), faults.applied(), violations, 0,
+                    stuck.get(), Progress.of(h, ChaosContext.SETTLE), d).withVolume(Math.max(0, epochCount() - 1), target);
         }
 
         private synchronized int epochCount() {

@@ -23,14 +23,21 @@ import org.apache.zookeeper.data.Stat;
  * </pre>
  * The main thread is the only reader of the controller's lines; it hands replies to the leader
  * task, which matches them by number (a reply to a write the task was interrupted in is dropped).
+ * A leader resigns after {@code term} accepted writes (argument 1), so leadership changes hands
+ * on its own too. Argument 0: {@code fenced} (the leader checks its lease before each write) or
+ * {@code unfenced} (the control: a leader that trusts its flag and never checks).
  */
 final class ElectionWorker implements WorkerLogic {
     private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
     private final AtomicLong writes = new AtomicLong();
+    private boolean fenced;
+    private int term;
 
     @Override
     public void run(WorkerContext ctx) throws InterruptedException {
         WorkerIo io = ctx.io();
+        fenced = !"unfenced".equals(ctx.arg(0));
+        term = Integer.parseInt(ctx.arg(1));
         try (Election election = Election.open(ctx.client(), "chaos",
                 ElectionOptions.builder().participantId(ctx.name()).requeue(true).build())) {
             Registration reg = election.lead(l -> lead(ctx, l));
@@ -56,8 +63,10 @@ final class ElectionWorker implements WorkerLogic {
         WorkerIo io = ctx.io();
         long epoch = leadership.epoch().value();
         io.send("LEADING " + epoch);
-        while (true) {
-            leadership.checkValid(); // UNCERTAIN or LOST: start no new protected work
+        for (int i = 0; i < term; i++) {
+            if (fenced) {
+                leadership.checkValid(); // UNCERTAIN or LOST: start no new protected work
+            }
             long n = writes.incrementAndGet();
             io.send("WRITE " + epoch + " " + n);
             String reply = awaitReply(n);

@@ -22,6 +22,8 @@ public enum FaultKind {
     PAUSE_LEADER,
     /** F13: kill -9 of a worker in the middle of its work (holding a task, waiting in a barrier); the scenario picks it. */
     KILL_BUSY,
+    /** F4 on a worker in the middle of its work (a queue producer mid-enqueue): its proxy refuses for 1 s; the scenario picks it. */
+    CUT_BUSY,
     /** F1 on a worker in the middle of its work (holding a task, waiting in a barrier); the scenario picks it. */
     PAUSE_BUSY;
 

@@ -42,8 +42,13 @@ import java.util.concurrent.atomic.AtomicReference;
 final class LockScenario implements Scenario {
     static final CoordPath LOCK = Locks.path("chaos", "counter");
     static final CoordPath COUNTER = CoordPath.of("/chaos/counter");
-    private static final int WORKERS = 3;
+    private static final int WORKERS = 4;
     private static final Duration STEP = Duration.ofSeconds(30);
+    /** CI tier: fenced cycles (acknowledged increments) by {@link #WORKERS} client JVMs. */
+    static final long CYCLES = 2_000;
+    /** The most the CI tier's main run may take once its faults started; the control's. */
+    private static final Duration CI_MAX = Duration.ofSeconds(180);
+    private static final Duration CONTROL_MAX = Duration.ofSeconds(60);
 
     @Override
     public String name() {
@@ -51,20 +56,27 @@ final class LockScenario implements Scenario {
     }
 
     @Override
+    public List<String> controls() {
+        return List.of("lock-control");
+    }
+
+    @Override
     public List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException {
         ChaosContext fenced = run.context("lock");
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
         Profile p = run.profile();
-        counts.put(FaultKind.KILL_ZK_LEADER, p.scale(1));
-        counts.put(FaultKind.EXPIRE, p.scale(2));
-        counts.put(FaultKind.PAUSE_HOLDER, p.scale(1));
-        counts.put(FaultKind.CUT, p.scale(2));
+        counts.put(FaultKind.KILL_ZK_LEADER, p.faults(1, 2));
+        counts.put(FaultKind.EXPIRE, p.faults(2, 5));
+        counts.put(FaultKind.PAUSE_HOLDER, p.faults(1, 3));
+        counts.put(FaultKind.CUT, p.faults(2, 10));
         FaultPlan plan = FaultPlan.of(fenced.random(), fenced.length(), counts);
         fenced.out().println("CHAOS-PLAN lock " + plan);
         List<ChaosResult> results = new ArrayList<>();
-        results.add(new Round(fenced, plan, true).run());
-        // The control: the same schedule, unfenced.
-        results.add(new Round(run.context("lock-control"), plan, false).run());
+        results.add(new Round(fenced, plan, true, p.volume(CYCLES), CI_MAX).run());
+        fenced.close();
+        // The control: the same schedule, unfenced, up to its first paused holder (whose stale write bites).
+        FaultPlan control = ChaosContext.controlPlan(plan, FaultKind.PAUSE_HOLDER, 1);
+        results.add(new Round(run.context("lock-control"), control, false, 0, CONTROL_MAX).run());
         return results;
     }
 
@@ -73,6 +85,8 @@ final class LockScenario implements Scenario {
         private final ChaosContext ctx;
         private final FaultPlan plan;
         private final boolean fenced;
+        private final long target;
+        private final Duration maxTime;
         private final GuardedResource resource;
         private final AtomicReference<CompletableFuture<Boolean>> pauseRequest = new AtomicReference<>();
         private final AtomicLong staleRejected = new AtomicLong();
@@ -87,11 +101,19 @@ final class LockScenario implements Scenario {
         private long holderRegressions;
         private final Map<String, long[]> open = new HashMap<>();
         private final List<long[]> sections = new ArrayList<>();
+        // grants in the order the controller heard of them, and how soon each lost holder stopped (guarded by this)
+        private final List<LockChecks.Grant> grants = new ArrayList<>();
+        private final Map<String, LockChecks.Grant> holding = new HashMap<>();
+        private final Map<Long, Long> holdEnded = new HashMap<>();
+        private final Map<Long, Long> lostAt = new HashMap<>();
+        private final List<long[]> resumedHolders = new ArrayList<>(); // {token, resumeNanos}
 
-        Round(ChaosContext ctx, FaultPlan plan, boolean fenced) {
+        Round(ChaosContext ctx, FaultPlan plan, boolean fenced, long target, Duration maxTime) {
             this.ctx = ctx;
             this.plan = plan;
             this.fenced = fenced;
+            this.target = target;
+            this.maxTime = maxTime;
             this.resource = fenced ? GuardedResource.fenced() : GuardedResource.unfenced();
         }
 
@@ -113,8 +135,7 @@ final class LockScenario implements Scenario {
             }
             ctx.awaitFirstAck();
             FaultRunner faults = ctx.startFaults(plan, this::pauseHolder);
-            Awaits.hold(ctx.length());
-            boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));
+            boolean finished = ctx.runWorkload(faults, () -> ctx.history().counts("incr").ok(), target, maxTime);
             stop = true;
             for (Thread t : drivers) {
                 t.join(Awaits.scaled(Duration.ofSeconds(60)).toMillis());
@@ -148,7 +169,16 @@ final class LockScenario implements Scenario {
             synchronized (this) {
                 regressions = holderRegressions;
             }
-            long violations = v.total() + invented + regressions;
+            Duration stopBound = Awaits.scaled(ctx.negotiatedSession().plusSeconds(1));
+            LockChecks.Fifo fifo;
+            LockChecks.Stops stops;
+            synchronized (this) {
+                fifo = LockChecks.fifo(grants, h.windows());
+                stops = LockChecks.stops(h.windows(), grants, holdEnded, lostAt, resumedHolders, stopBound.toNanos());
+            }
+            fifo.overtakes().forEach(o -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " FIFO overtake: " + o));
+            stops.late().forEach(o -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " lost holder stopped late: " + o));
+            long violations = v.total() + invented + regressions + fifo.overtakes().size() + stops.late().size();
             Map<String, Object> d = new LinkedHashMap<>();
             d.put("counter", counter);
             d.put("acked", cc.acknowledged());
@@ -158,14 +188,23 @@ final class LockScenario implements Scenario {
             d.put("overlaps", overlaps);
             d.put("token-regressions", v.tokenRegressions() + regressions);
             d.put("accepted-writes", resource.acceptedWrites());
+            d.put("fifo-grants-checked", fifo.checked());
+            d.put("fifo-overtakes", (long) fifo.overtakes().size());
+            d.put("lost-holders-timed", stops.timed());
+            d.put("lost-holders-late", (long) stops.late().size());
+            d.put("slowest-stop-ms", stops.slowestNanos() / 1_000_000);
+            d.put("stop-bound-ms", stopBound.toMillis());
+            // a cut-off of one waiter leaves the others cycling; a cut-off of the holder stalls the lock for a moment
+            Progress progress = Progress.of(h, ChaosContext.SETTLE, w -> w.name().startsWith("cut "));
             return new ChaosResult(ctx.name(), !fenced, cc.acknowledged(), faults.scheduled(), faults.applied(), violations, cc.lost(),
-                    stuck.get(), Progress.of(h, ChaosContext.SETTLE), d);
+                    stuck.get(), progress, d).withVolume(cc.acknowledged(), target);
         }
 
         /** Drives one worker, cycle after cycle, until told to stop or the worker stops answering. */
         private void drive(WorkerLink w) {
             try {
                 while (!stop) {
+                    long asked = System.nanoTime();
                     History.Handle acquire = ctx.history().invoke(w.name(), "acquire", null);
                     w.send("cycle");
                     String held = read(w, acquire);
@@ -182,6 +221,7 @@ final class LockScenario implements Scenario {
                     }
                     long token = Long.parseLong(field(held, "HELD", 1));
                     acquire.ok(token);
+                    granted(w.name(), token, asked);
                     CompletableFuture<Boolean> request = pauseRequest.getAndSet(null);
                     if (request != null) {
                         request.complete(pauseWhileHolding(w, token));
@@ -226,6 +266,7 @@ final class LockScenario implements Scenario {
                     if (read(w, null) == null) { // DONE
                         return;
                     }
+                    released(w.name());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -238,6 +279,10 @@ final class LockScenario implements Scenario {
         /** The worker's next line, or null (and the run is marked stuck) if none came within the bound. */
         private String read(WorkerLink w, History.Handle pending) throws InterruptedException {
             Optional<String> line = w.next(Awaits.scaled(STEP));
+            while (line.isPresent() && line.get().startsWith("LOST ")) {
+                lost(Long.parseLong(line.get().substring(5).trim()));
+                line = w.next(Awaits.scaled(STEP));
+            }
             if (line.isEmpty()) {
                 if (pending != null) {
                     pending.info(new TimeoutException("no answer from " + w.name()));
@@ -257,6 +302,23 @@ final class LockScenario implements Scenario {
                 throw new IllegalStateException("expected '" + tag + " ...' from the worker, got '" + line + "'");
             }
             return p[index];
+        }
+
+        private synchronized void granted(String worker, long token, long askedNanos) {
+            LockChecks.Grant g = new LockChecks.Grant(worker, token, askedNanos, System.nanoTime());
+            grants.add(g);
+            holding.put(worker, g);
+        }
+
+        private synchronized void released(String worker) {
+            LockChecks.Grant g = holding.remove(worker);
+            if (g != null) {
+                holdEnded.put(g.token(), System.nanoTime());
+            }
+        }
+
+        private synchronized void lost(long token) {
+            lostAt.putIfAbsent(token, System.nanoTime());
         }
 
         private synchronized boolean begin(String worker, long token) {
@@ -335,6 +397,9 @@ final class LockScenario implements Scenario {
                     return highestAccepted() > token;
                 } finally {
                     w.resume();
+                    synchronized (this) {
+                        resumedHolders.add(new long[] {token, System.nanoTime()});
+                    }
                 }
             }
         }

@@ -1,6 +1,7 @@
 package io.coord.chaos;
 
 import io.coord.CoordClient;
+import io.coord.LeaseState;
 import io.coord.lock.DistributedLock;
 import io.coord.lock.LockLease;
 import io.coord.lock.LockOptions;
@@ -8,6 +9,8 @@ import io.coord.lock.Locks;
 import io.coord.test.History;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -20,7 +23,10 @@ import org.apache.zookeeper.data.Stat;
  * C: ACCEPTED|REJECTED
  * C: REJECTED         W: HELD-CHECK yes|no|unknown  (after a refused BEGIN: is our node still ours?)
  *                     W: DONE                     lock released
+ *                     W: LOST &lt;token&gt;            at any time: the lease of that token ended LOST
  * </pre>
+ * The {@code LOST} line comes from the lease's own end ({@link LockLease#ended()}), on a thread
+ * of its own, so the controller can time how soon a holder learns it lost the lock.
  * It never asks its lease before writing: a paused holder that wakes up writes as if it still
  * held the lock, and only the fence may stop it. Argument 0: {@code fenced} (the counter is
  * written with {@code multi(check(our lock node), setData)}) or {@code unfenced} (plain setData,
@@ -28,6 +34,12 @@ import org.apache.zookeeper.data.Stat;
  */
 final class LockWorker implements WorkerLogic {
     private static final Duration STEP = Duration.ofSeconds(120);
+    /** Sends the LOST lines: never on ZooKeeper's or Coord's event thread. */
+    private static final Executor REPORTER = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "lock-worker-lost-reporter");
+        t.setDaemon(true);
+        return t;
+    });
 
     @Override
     public void run(WorkerContext ctx) throws InterruptedException {
@@ -57,6 +69,11 @@ final class LockWorker implements WorkerLogic {
         }
         try {
             long token = lease.token().value();
+            lease.ended().thenAcceptAsync(state -> {
+                if (state == LeaseState.LOST) {
+                    io.send("LOST " + token);
+                }
+            }, REPORTER);
             io.send("HELD " + token);
             expect(io, "go");
             io.send("BEGIN " + token);

@@ -189,4 +189,73 @@ final class QueueChecker {
         return new Verdict(perTask.size(), duplicates, lost, wronglyDead, invented, duplicateKeys, unexplained, extra, staleMissing,
                 e.staleAccepted(), problems);
     }
+
+    /**
+     * How many earlier ready tasks a consumer may pass over: coord-queue's documented order
+     * ("several consumers each pick among about as many ready tasks as there are consumers", at
+     * most its spread of 8), so first attempts keep FIFO within that window.
+     */
+    static final int SPREAD = 8;
+
+    /** A task's first attempt: its key ({@code k<p>-<i>}), its queue sequence and the claim token (czxid) of its first claim. */
+    record FirstClaim(String key, long sequence, long token) {
+    }
+
+    /** Strict per-producer inversions and the first attempts that passed over more earlier tasks than the spread allows. */
+    record Fifo(long strictInversions, long beyondSpread, long mostPassedOver) {
+    }
+
+    /**
+     * FIFO of first attempts. Strict, per producer: walking one producer's keys in the order it
+     * enqueued them, the claim tokens (the order of claims) must rise; each drop is an inversion.
+     * Several consumers may take tasks a little out of order by design, so the violation is a
+     * first attempt claimed while {@link #SPREAD} or more tasks enqueued before it (any producer)
+     * still waited for their first claim.
+     */
+    static Fifo fifo(List<FirstClaim> claims) {
+        Map<String, java.util.TreeMap<Long, Long>> byProducer = new java.util.HashMap<>();
+        for (FirstClaim c : claims) {
+            int dash = c.key().lastIndexOf('-');
+            byProducer.computeIfAbsent(c.key().substring(0, dash), k -> new java.util.TreeMap<>())
+                    .put(Long.parseLong(c.key().substring(dash + 1)), c.token());
+        }
+        long strict = 0;
+        for (java.util.TreeMap<Long, Long> tokens : byProducer.values()) {
+            long highest = Long.MIN_VALUE;
+            for (long t : tokens.values()) {
+                if (t < highest) {
+                    strict++;
+                }
+                highest = Math.max(highest, t);
+            }
+        }
+        // passed over = earlier tasks (by sequence) not yet claimed when this one was: a Fenwick tree over sequence ranks
+        List<FirstClaim> bySequence = new ArrayList<>(claims);
+        bySequence.sort(java.util.Comparator.comparingLong(FirstClaim::sequence));
+        Map<FirstClaim, Integer> rank = new java.util.IdentityHashMap<>();
+        for (int r = 0; r < bySequence.size(); r++) {
+            rank.put(bySequence.get(r), r);
+        }
+        List<FirstClaim> byToken = new ArrayList<>(claims);
+        byToken.sort(java.util.Comparator.comparingLong(FirstClaim::token));
+        long[] tree = new long[claims.size() + 1];
+        long beyond = 0;
+        long most = 0;
+        for (FirstClaim c : byToken) {
+            int r = rank.get(c);
+            long claimedBefore = 0;
+            for (int i = r; i > 0; i -= i & -i) {
+                claimedBefore += tree[i];
+            }
+            long passedOver = r - claimedBefore;
+            most = Math.max(most, passedOver);
+            if (passedOver >= SPREAD) {
+                beyond++;
+            }
+            for (int i = r + 1; i < tree.length; i += i & -i) {
+                tree[i]++;
+            }
+        }
+        return new Fifo(strict, beyond, most);
+    }
 }

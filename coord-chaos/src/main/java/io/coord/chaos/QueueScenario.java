@@ -43,17 +43,30 @@ final class QueueScenario implements Scenario {
     static final int MAX_RETRIES = 2;
     private static final String QUEUE = "jobs";
     private static final String RECORDS = "/records";
-    private static final int CONSUMERS = 3;
-    private static final int PRODUCERS = 2;
+    private static final int CONSUMERS = 4;
+    private static final int PRODUCERS = 3;
     /** Enqueues per second, all producers together. */
-    private static final int RATE = 15;
+    private static final int RATE = 60;
+    /** CI tier: acknowledged tasks. */
+    static final long TASKS = 5_000;
+    private static final Duration CI_MAX = Duration.ofSeconds(210);
+    private static final Duration CONTROL_MAX = Duration.ofSeconds(60);
     /** One task in this many is poison. */
     private static final int POISON_EVERY = 100;
     private static final int WORK_MS = 10;
+    /** How long a producer is cut off: half a second surely catches an enqueue at its pace (one each 50 ms). */
+    private static final Duration CUT_LENGTH = Duration.ofMillis(500);
 
     private ChaosContext ctx;
+    /** Whether consumers complete behind the claim check ({@code multi(check(claimNode), ...)}); false in the control. */
+    private boolean checked = true;
+    private long target;
+    private Duration maxTime;
     private final Book book = new Book();
     private final List<WorkerLink> workers = new CopyOnWriteArrayList<>();
+    private final List<WorkerLink> producerLinks = new CopyOnWriteArrayList<>();
+    private final List<Thread> replacements = new CopyOnWriteArrayList<>();
+    private final List<String> replacementErrors = new CopyOnWriteArrayList<>();
     private final List<Thread> pumps = new CopyOnWriteArrayList<>();
     private final Set<WorkerLink> killed = ConcurrentHashMap.newKeySet();
     private final AtomicLong staleExpected = new AtomicLong();
@@ -67,6 +80,11 @@ final class QueueScenario implements Scenario {
         return "queue";
     }
 
+    @Override
+    public List<String> controls() {
+        return List.of("queue-control");
+    }
+
     /** What the workers told the controller. Guarded by itself. */
     private final class Book {
         final Map<String, Integer> starts = new HashMap<>();
@@ -75,6 +93,7 @@ final class QueueScenario implements Scenario {
         final Map<String, String> held = new HashMap<>();
         final Map<String, String> outcomes = new HashMap<>(); // "worker task" -> DONE / LOST
         final Map<String, History.Handle> executing = new HashMap<>(); // "worker task" -> its execute op
+        final Map<String, QueueChecker.FirstClaim> firstClaim = new HashMap<>(); // task -> its first claim (smallest token)
         final List<String> errors = new ArrayList<>();
         long done;
 
@@ -84,6 +103,9 @@ final class QueueScenario implements Scenario {
             switch (f[0]) {
                 case "START" -> {
                     starts.merge(f[1], 1, Integer::sum);
+                    QueueChecker.FirstClaim c = new QueueChecker.FirstClaim(f[2], Long.parseLong(f[1].substring(f[1].lastIndexOf('-') + 1)),
+                            Long.parseLong(f[3]));
+                    firstClaim.merge(f[1], c, (a, b) -> a.token() <= b.token() ? a : b);
                     lastStartBy.put(f[1], worker);
                     executing.put(key, ctx.history().invoke(worker, "execute", f[1]));
                 }
@@ -121,19 +143,34 @@ final class QueueScenario implements Scenario {
 
     @Override
     public List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException {
-        ctx = run.context("queue");
+        ChaosContext main = run.context("queue");
         Profile p = run.profile();
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
-        counts.put(FaultKind.KILL_BUSY, p.scale(1));
-        counts.put(FaultKind.PAUSE_BUSY, p.scale(1));
-        counts.put(FaultKind.KILL_ZK_LEADER, p.scale(1));
-        // A cut-off can hit a producer mid-enqueue (see QueueChecker's one-task-per-key rule);
+        counts.put(FaultKind.KILL_BUSY, p.faults(1, 10));
+        counts.put(FaultKind.PAUSE_BUSY, p.faults(1, 5));
+        counts.put(FaultKind.KILL_ZK_LEADER, p.faults(1, 2));
+        // A cut-off of a producer mid-enqueue (see QueueChecker's one-task-per-key rule);
         // -Dcoord.chaos.queue.cut=false leaves cut-offs out of the schedule.
-        counts.put(FaultKind.CUT, Boolean.parseBoolean(System.getProperty("coord.chaos.queue.cut", "true")) ? p.scale(1) : 0);
-        FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
-        ctx.out().println("CHAOS-PLAN queue " + plan);
+        counts.put(FaultKind.CUT_BUSY, Boolean.parseBoolean(System.getProperty("coord.chaos.queue.cut", "true")) ? p.faults(1, 20) : 0);
+        FaultPlan plan = FaultPlan.of(main.random(), main.length(), counts);
+        main.out().println("CHAOS-PLAN queue " + plan);
+        List<ChaosResult> results = new ArrayList<>();
+        results.add(new QueueScenario().round(main, plan, true, p.volume(TASKS), CI_MAX));
+        main.close();
+        // The control: consumers complete without the claim check, so the paused (stale) claimant's completion is accepted.
+        FaultPlan control = ChaosContext.controlPlan(plan, FaultKind.PAUSE_BUSY, 1);
+        results.add(new QueueScenario().round(run.context("queue-control"), control, false, 0, CONTROL_MAX));
+        return results;
+    }
+
+    private ChaosResult round(ChaosContext context, FaultPlan plan, boolean withClaimCheck, long volumeTarget, Duration max)
+            throws InterruptedException {
+        this.ctx = context;
+        this.checked = withClaimCheck;
+        this.target = volumeTarget;
+        this.maxTime = max;
         try {
-            return List.of(runWith(plan));
+            return runWith(plan);
         } finally {
             stop = true;
             for (Thread t : pumps) {
@@ -161,7 +198,7 @@ final class QueueScenario implements Scenario {
         Set<String> infoKeys = ConcurrentHashMap.newKeySet();
         List<Thread> producers = new ArrayList<>();
         List<String> producerErrors = new CopyOnWriteArrayList<>();
-        List<WorkerLink> producerLinks = ctx.startWorkers("queue", PRODUCERS, "producer", QUEUE);
+        producerLinks.addAll(ctx.startWorkers("queue", PRODUCERS, "producer", QUEUE));
         for (int i = 0; i < producerLinks.size(); i++) {
             WorkerLink producer = producerLinks.get(i);
             String prefix = "k" + i + "-";
@@ -181,11 +218,10 @@ final class QueueScenario implements Scenario {
 
         // Faults start once the workload runs: the warm-up rate (the floor's reference) needs acknowledgements.
         if (!book.await(Awaits.scaled(Duration.ofSeconds(30)), () -> book.done >= 5)) {
-            ctx.out().println("CHAOS-NOTE queue the workload made no progress within 30 s before the faults");
+            ctx.out().println("CHAOS-NOTE " + ctx.name() + " the workload made no progress within 30 s before the faults");
         }
         FaultRunner faults = ctx.startFaults(plan, this::applyBusyFault);
-        Awaits.hold(ctx.length());
-        boolean finished = faults.await(ChaosContext.faultOverrun(ctx.length()));
+        boolean finished = ctx.runWorkload(faults, acked::size, target, maxTime);
         stopProducing = true;
         long stuck = 0;
         for (Thread t : producers) {
@@ -196,10 +232,18 @@ final class QueueScenario implements Scenario {
             }
         }
         if (!finished) {
-            ctx.out().println("CHAOS-NOTE queue the fault schedule did not finish in time");
+            ctx.out().println("CHAOS-NOTE " + ctx.name() + " the workload did not finish in time");
         }
-        faults.notes().forEach(n -> ctx.out().println("CHAOS-NOTE queue " + n));
-        producerErrors.forEach(n -> ctx.out().println("CHAOS-NOTE queue producer failed: " + n));
+        faults.notes().forEach(n -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " " + n));
+        for (Thread r : replacements) {
+            r.join(Awaits.scaled(Duration.ofSeconds(90)).toMillis());
+            if (r.isAlive()) {
+                stuck++;
+            }
+        }
+        replacementErrors.forEach(n -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " " + n));
+        stuck += replacementErrors.size();
+        producerErrors.forEach(n -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " producer failed: " + n));
         stuck += producerErrors.size();
 
         // Drain: every task completed or dead-lettered (bounded).
@@ -242,15 +286,17 @@ final class QueueScenario implements Scenario {
             }
         }
         QueueChecker.Verdict v;
+        QueueChecker.Fifo fifo;
         synchronized (book) {
+            fifo = QueueChecker.fifo(new ArrayList<>(book.firstClaim.values()));
             v = QueueChecker.check(new QueueChecker.Evidence(acked, infoKeys, poisonKeys, completions, dead, remaining, book.starts,
                     book.interrupted, (int) staleExpected.get(), (int) staleRejected.get(), (int) staleAccepted.get(), MAX_RETRIES));
             stuck += book.errors.size();
-            book.errors.forEach(e -> ctx.out().println("CHAOS-NOTE queue worker said: " + e));
+            book.errors.forEach(e -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " worker said: " + e));
         }
-        v.problems().forEach(pr -> ctx.out().println("CHAOS-NOTE queue " + pr));
+        v.problems().forEach(pr -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " " + pr));
         History h = ctx.history();
-        ctx.out().println("CHAOS-TIMELINE queue " + Progress.timeline(h));
+        ctx.out().println("CHAOS-TIMELINE " + ctx.name() + " " + Progress.timeline(h));
         History.Counts enq = h.counts("enqueue");
         History.Counts exe = h.counts("execute");
         Map<String, Object> d = new LinkedHashMap<>();
@@ -264,15 +310,20 @@ final class QueueScenario implements Scenario {
         d.put("unexplained-executions", v.unexplainedExecutions());
         d.put("stale-rejected", staleRejected.get());
         d.put("stale-accepted", v.staleAccepted());
+        d.put("fifo-inversions", fifo.beyondSpread());
+        d.put("fifo-strict-inversions", fifo.strictInversions());
+        d.put("fifo-most-passed-over", fifo.mostPassedOver());
         d.put("drained", drained);
         d.put("drain-ms", drainMs);
-        long violations = v.violations() + (drained ? 0 : 1);
-        return new ChaosResult(ctx.name(), false, enq.ok() + exe.ok(), faults.scheduled(), faults.applied(), violations, v.lost(), stuck,
-                Progress.of(h, ChaosContext.SETTLE), d);
+        long violations = v.violations() + fifo.beyondSpread() + (drained ? 0 : 1);
+        // a killed, paused or cut-off worker leaves the other consumers and producers working
+        Progress progress = Progress.of(h, ChaosContext.SETTLE, w -> !w.name().startsWith("zk-"));
+        return new ChaosResult(ctx.name(), !checked, enq.ok() + exe.ok(), faults.scheduled(), faults.applied(), violations, v.lost(), stuck,
+                progress, d).withVolume(enq.ok(), target);
     }
 
-    private static String[] consumerArgs() {
-        return new String[] {"consumer", QUEUE, RECORDS, Integer.toString(WORK_MS)};
+    private String[] consumerArgs() {
+        return new String[] {"consumer", QUEUE, RECORDS, Integer.toString(WORK_MS), checked ? "checked" : "unchecked"};
     }
 
     /**
@@ -349,8 +400,11 @@ final class QueueScenario implements Scenario {
         pumps.add(t);
     }
 
-    /** The hook for {@link FaultKind#KILL_BUSY} and {@link FaultKind#PAUSE_BUSY}. */
+    /** The hook for {@link FaultKind#KILL_BUSY}, {@link FaultKind#PAUSE_BUSY} and {@link FaultKind#CUT_BUSY}. */
     private boolean applyBusyFault(FaultPlan.Fault fault, Duration bound) throws InterruptedException {
+        if (fault.kind() == FaultKind.CUT_BUSY) {
+            return cutProducer(fault);
+        }
         List<WorkerLink> live = workers.stream().filter(w -> w.isAlive() && !w.isPaused()).toList();
         if (live.isEmpty()) {
             return false;
@@ -358,7 +412,7 @@ final class QueueScenario implements Scenario {
         WorkerLink victim = live.get(fault.pick() % live.size());
         Optional<String> task = holdTask(victim);
         if (task.isEmpty()) {
-            ctx.out().println("CHAOS-NOTE queue " + victim.name() + " never held a task within 20 s");
+            ctx.out().println("CHAOS-NOTE " + ctx.name() + " " + victim.name() + " never held a task within 20 s");
             return false;
         }
         String t = task.get();
@@ -370,10 +424,22 @@ final class QueueScenario implements Scenario {
                 try (History.FaultWindow w = ctx.history().fault("kill-busy " + victim.name() + " " + t)) {
                     killed.add(victim);
                     victim.kill9();
-                    for (WorkerLink fresh : ctx.startWorkers("queue", 1, consumerArgs())) {
-                        adopt(fresh);
-                    }
                 }
+                // the replacement starts while the schedule goes on (a JVM start takes seconds on 2 busy cores)
+                Thread r = new Thread(() -> {
+                    try {
+                        for (WorkerLink fresh : ctx.startWorkers("queue", 1, consumerArgs())) {
+                            adopt(fresh);
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (RuntimeException e) {
+                        replacementErrors.add("replacing " + victim.name() + ": " + e);
+                    }
+                }, "chaos-queue-replace-" + victim.name());
+                r.setDaemon(true);
+                r.start();
+                replacements.add(r);
                 yield true;
             }
             case PAUSE_BUSY -> pauseHolding(victim, t);
@@ -398,7 +464,7 @@ final class QueueScenario implements Scenario {
             }
         }
         if (!reclaimed) {
-            ctx.out().println("CHAOS-NOTE queue task " + task + " of paused " + victim.name() + " was not reclaimed within 20 s");
+            ctx.out().println("CHAOS-NOTE " + ctx.name() + " task " + task + " of paused " + victim.name() + " was not reclaimed within 20 s");
             return false;
         }
         staleExpected.incrementAndGet();
@@ -411,6 +477,24 @@ final class QueueScenario implements Scenario {
                 } else {
                     staleAccepted.incrementAndGet();
                 }
+            }
+        }
+        return true;
+    }
+
+    /** F4 during enqueue: the producer {@code pick} points at is cut off for 1 s while it enqueues at its pace. */
+    private boolean cutProducer(FaultPlan.Fault fault) {
+        List<WorkerLink> live = producerLinks.stream().filter(w -> w.isAlive() && !w.isPaused()).toList();
+        if (live.isEmpty()) {
+            return false;
+        }
+        WorkerLink target = live.get(fault.pick() % live.size());
+        try (History.FaultWindow w = ctx.history().fault("cut-busy " + target.name())) {
+            target.proxy().refuse();
+            try {
+                Awaits.hold(CUT_LENGTH);
+            } finally {
+                target.proxy().accept();
             }
         }
         return true;

@@ -13,4 +13,13 @@ public interface Scenario {
     String name();
 
     List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException;
+
+    /**
+     * The names of the control results ({@code <name>-control}) {@link #run} must return besides
+     * its own; the suite reports a missing one as a failed result, since a scenario whose control
+     * did not run proves nothing. None by default.
+     */
+    default List<String> controls() {
+        return List.of();
+    }
 }

@@ -94,4 +94,26 @@ class QueueCheckerTest {
         assertEquals(1, QueueChecker.check(clean(BOTH, POISON_DEAD, ONCE, Set.of(), Set.of(), 1, 0, 1)).staleAccepted());
         assertEquals(1, QueueChecker.check(clean(BOTH, POISON_DEAD, ONCE, Set.of(), Set.of(), 1, 0, 0)).staleMissing());
     }
+
+    @Test
+    void firstAttemptsOutOfProducerOrderAreCountedAndPassingOverMoreThanTheSpreadIsAViolation() {
+        // k0: 0, 1, 2 claimed in order; k1: 1 claimed (token 15) before 0 (token 17); k0-10 sorts after k0-2 by number
+        List<QueueChecker.FirstClaim> claims = List.of(new QueueChecker.FirstClaim("k0-0", 1, 10), new QueueChecker.FirstClaim("k0-1", 2, 12),
+                new QueueChecker.FirstClaim("k1-0", 3, 17), new QueueChecker.FirstClaim("k1-1", 4, 15),
+                new QueueChecker.FirstClaim("k0-2", 5, 18), new QueueChecker.FirstClaim("k0-10", 6, 20));
+        QueueChecker.Fifo f = QueueChecker.fifo(claims);
+        assertEquals(1, f.strictInversions());
+        assertEquals(1, f.mostPassedOver(), "k1-1 passed over k1-0 only");
+        assertEquals(0, f.beyondSpread(), "within the consumers' spread");
+        // the last task claimed first, ahead of SPREAD earlier ones that all still waited
+        List<QueueChecker.FirstClaim> late = new java.util.ArrayList<>();
+        for (int i = 0; i < QueueChecker.SPREAD; i++) {
+            late.add(new QueueChecker.FirstClaim("k0-" + i, i, 100 + i));
+        }
+        late.add(new QueueChecker.FirstClaim("k1-0", QueueChecker.SPREAD, 50));
+        QueueChecker.Fifo g = QueueChecker.fifo(late);
+        assertEquals(1, g.beyondSpread());
+        assertEquals(QueueChecker.SPREAD, g.mostPassedOver());
+        assertEquals(0, g.strictInversions(), "across producers there is no strict order to keep");
+    }
 }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** {@code coord chaos} hands over to coord-chaos; the suite itself is tested by ChaosShortProfileIT. */
+/** {@code coord chaos} hands over to coord-chaos; the suite itself is tested by ChaosCiTierIT. */
 class ChaosCommandTest {
     @Test
     void anUnknownScenarioIsAUsageErrorNamingItAndTheKnownOnes() {
@@ -16,9 +16,16 @@ class ChaosCommandTest {
 
     @Test
     void aDurationTooShortForTheScenariosIsAUsageError() {
-        Cli.Result r = Cli.run("chaos", "--duration", "15s", "--scenario", "lock");
+        Cli.Result r = Cli.run("chaos", "--duration", "15s", "--scenario", "lock,naming");
         assertEquals(CoordCommand.USAGE, r.exitCode());
         assertTrue(r.err().contains("--duration 15s is too short"), r.err());
+    }
+
+    @Test
+    void anUnknownProfileIsAUsageErrorNamingItAndTheKnownOnes() {
+        Cli.Result r = Cli.run("chaos", "--profile", "nightly", "--scenario", "lock");
+        assertEquals(CoordCommand.USAGE, r.exitCode());
+        assertTrue(r.err().contains("no chaos profile 'nightly'") && r.err().contains("ci, short"), r.err());
     }
 
     @Test

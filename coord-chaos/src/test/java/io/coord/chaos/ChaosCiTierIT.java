@@ -17,22 +17,42 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The short profile of the chaos suite, as {@code mvn verify} runs it: every registered scenario
- * on one forked ensemble, then each scenario's invariants asserted one by one. The seed is printed
- * (and can be fixed with {@code -Dcoord.chaos.seed=...}).
+ * The CI tier of the chaos suite, as {@code mvn verify} runs it: every registered scenario on one
+ * forked ensemble at the volumes and fault counts of RELIABILITY.md's matrix, each with its
+ * control, then each scenario's invariants and volume asserted one by one. The seed is printed
+ * (and can be fixed with {@code -Dcoord.chaos.seed=...}); {@code -Dcoord.chaos.profile=short}
+ * runs the short smoke profile instead (its volumes are not asserted).
  */
 @Tag("fault")
-class ChaosShortProfileIT {
+class ChaosCiTierIT {
     private static Map<String, ChaosResult> results;
+    private static Profile profile;
 
     @BeforeAll
-    static void runShortProfile() throws InterruptedException {
+    static void runCiTier() throws InterruptedException {
         long seed = Long.getLong("coord.chaos.seed", System.nanoTime());
         String only = System.getProperty("coord.chaos.scenarios", "");
         List<String> names = only.isBlank() ? List.of() : List.of(only.split(","));
+        profile = Profile.named(System.getProperty("coord.chaos.profile", "ci"));
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
-        results = ChaosSuite.run(names, Profile.shortProfile(), seed, out).stream()
+        results = ChaosSuite.run(names, profile, seed, out).stream()
                 .collect(Collectors.toMap(ChaosResult::scenario, Function.identity()));
+    }
+
+    /** The run reached the CI tier's {@code ciTarget} (scaled to the profile; nothing in the short profile). */
+    private static void assertVolume(ChaosResult r, long ciTarget) {
+        assertEquals(profile.volume(ciTarget), r.volumeTarget(), r.scenario() + ": volume target: " + r.detailLine());
+        assertTrue(r.volume() >= r.volumeTarget(), r.scenario() + ": volume " + r.volume() + " < " + r.volumeTarget() + ": "
+                + r.detailLine());
+    }
+
+    /** The control ran a prefix of the main run's schedule, applied every fault of it and found a violation. */
+    private static void assertControlBites(ChaosResult c, String main) {
+        assertFaultsAsScheduled(c);
+        assertTrue(c.control(), c.detailLine());
+        assertTrue(c.violations() >= 1, "the control without the safety feature must show a violation: " + c.detailLine());
+        assertTrue(c.faultsScheduled() <= result(main).faultsScheduled(), "the control runs a prefix of the main schedule: "
+                + c.detailLine());
     }
 
     private static ChaosResult result(String name) {
@@ -82,16 +102,18 @@ class ChaosShortProfileIT {
                 + (acked + indeterminate) + "]: " + r.detailLine());
         assertTrue((Long) r.details().get("stale-rejected") >= 1,
                 "the paused holder's stale write must have been attempted and refused: " + r.detailLine());
+        assertVolume(r, LockScenario.CYCLES);
+        assertEquals(0L, r.details().get("fifo-overtakes"), r.detailLine());
+        assertTrue((Long) r.details().get("fifo-grants-checked") > 0, r.detailLine());
+        assertEquals(0L, r.details().get("lost-holders-late"), r.detailLine());
+        assertTrue((Long) r.details().get("lost-holders-timed") >= 1, "the paused holders' stops must have been timed: " + r.detailLine());
     }
 
     @Test
     void lockControlWithoutFencingShowsAViolationUnderTheSameSchedule() {
         ChaosResult c = result("lock-control");
-        assertFaultsAsScheduled(c);
-        assertTrue(c.control());
-        assertTrue(c.violations() >= 1, "the unfenced control must show a violation: " + c.detailLine());
+        assertControlBites(c, "lock");
         assertTrue((Long) c.details().get("stale-accepted") >= 1, "the unfenced resource must accept the stale write: " + c.detailLine());
-        assertEquals(result("lock").faultsScheduled(), c.faultsScheduled(), "the control runs the same schedule");
     }
 
     @Test
@@ -104,6 +126,15 @@ class ChaosShortProfileIT {
         assertEquals(0L, r.details().get("token-regressions"), r.detailLine());
         assertTrue((Long) r.details().get("longest-gap-ms") <= (Long) r.details().get("gap-bound-ms"), r.detailLine());
         assertTrue((Integer) r.details().get("epochs") >= 2, "the leader pauses must have moved leadership: " + r.detailLine());
+        assertVolume(r, ElectionScenario.CHANGES);
+    }
+
+    @Test
+    void electionControlWithoutEpochFencingShowsTwoActingLeaders() {
+        ChaosResult c = result("election-control");
+        assertControlBites(c, "election");
+        assertTrue((Long) c.details().get("stale-accepted") >= 1,
+                "without fencing the paused leader's write with its old epoch must be accepted: " + c.detailLine());
     }
 
     @Test
@@ -114,6 +145,14 @@ class ChaosShortProfileIT {
         assertEquals(0L, r.details().get("per-client-regressions"), r.detailLine());
         assertEquals(0L, r.details().get("real-time-violations"), r.detailLine());
         assertTrue((Long) r.details().get("seq-ids") > 0 && (Long) r.details().get("block-ids") > 0, r.detailLine());
+        assertVolume(r, NamingScenario.IDS);
+    }
+
+    @Test
+    void namingControlWithANaiveCounterHandsOutDuplicates() {
+        ChaosResult c = result("naming-control");
+        assertControlBites(c, "naming");
+        assertTrue((Long) c.details().get("duplicates") >= 1, "the read-increment-write counter must hand out duplicates: " + c.detailLine());
     }
 
     @Test
@@ -127,6 +166,16 @@ class ChaosShortProfileIT {
         assertEquals(true, r.details().get("drained"), r.detailLine());
         assertTrue((Long) r.details().get("stale-rejected") >= 1, "the paused worker's completion must have been refused: " + r.detailLine());
         assertTrue((Integer) r.details().get("dead-lettered") >= 1, "the poison tasks must be dead-lettered: " + r.detailLine());
+        assertEquals(0L, r.details().get("fifo-inversions"), r.detailLine());
+        assertVolume(r, QueueScenario.TASKS);
+    }
+
+    @Test
+    void queueControlWithoutTheClaimCheckAcceptsTheStaleClaimantsCompletion() {
+        ChaosResult c = result("queue-control");
+        assertControlBites(c, "queue");
+        assertTrue((Long) c.details().get("stale-accepted") >= 1, "without the claim check the stale completion must be accepted: "
+                + c.detailLine());
     }
 
     @Test
@@ -160,6 +209,15 @@ class ChaosShortProfileIT {
         assertEquals(0L, r.details().get("not-converged"), r.detailLine());
         assertEquals(0L, r.details().get("late"), r.detailLine());
         assertTrue((Long) r.details().get("rejected") >= 1, "the readers must have refused the invalid writes: " + r.detailLine());
+        assertVolume(r, ConfigScenario.UPDATES);
+    }
+
+    @Test
+    void configControlWithoutValidationAppliesInvalidValues() {
+        ChaosResult c = result("config-control");
+        assertControlBites(c, "config");
+        assertTrue((Long) c.details().get("invalid-applied") >= 1, "readers without validation must apply an invalid value: "
+                + c.detailLine());
     }
 
     @Test
