@@ -32,6 +32,8 @@ final class DemoLayout {
     static final String LEDGER = "ledger";
     /** The job's plan, written by the coordinator under its leadership (guarded writes). */
     static final CoordPath JOB = CoordPath.of("/demo/job");
+    /** How many of the job's waves the admin has released (a number): the coordinator fills a wave once it is released. */
+    static final CoordPath RELEASED = CoordPath.of("/demo/released");
     /** One node per completed task, created in the same transaction as the completion. */
     static final CoordPath DONE = CoordPath.of("/demo/done");
     /** The config value every worker hot-reloads: how many tasks it claims per lock hold. */

@@ -14,6 +14,7 @@ import io.coord.naming.Discovery;
 import io.coord.naming.Endpoint;
 import io.coord.test.EmbeddedEnsemble;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -114,10 +115,13 @@ final class DemoRun implements AutoCloseable {
                 .sessionTimeout(CONTROLLER_SESSION).connectionTimeout(Duration.ofSeconds(20)).build());
         try {
             client.curator().create().creatingParentsIfNeeded().forPath(DemoLayout.DONE.value());
+            // wave 1 is the coordinator's to fill at once; the script releases the others (DemoScript)
+            client.curator().create().forPath(DemoLayout.RELEASED.value(), "1".getBytes(StandardCharsets.UTF_8));
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
-            throw new IllegalStateException("could not create " + DemoLayout.DONE + " in namespace " + namespace + ": " + e.getMessage(), e);
+            throw new IllegalStateException("could not create " + DemoLayout.DONE + " and " + DemoLayout.RELEASED + " in namespace "
+                    + namespace + ": " + e.getMessage(), e);
         }
         ConfigStore store = ConfigStore.open(client, ConfigOptions.defaults());
         store.createIfAbsent(DemoLayout.BATCH_SIZE, 2);
@@ -167,7 +171,8 @@ final class DemoRun implements AutoCloseable {
         int n = options.workers();
         state.workers().forEach(w -> w.process.command("CONNECT " + connect + " " + namespace));
         ticker.scheduleAtFixedRate(() -> say.progress(state.progress(options.totalTasks())), 250, 250, TimeUnit.MILLISECONDS);
-        state.await("all " + n + " workers up", Duration.ofSeconds(90),
+        // The worker JVMs boot at the same time on however many cores there are: the bound grows with their number.
+        state.await("all " + n + " workers up", Duration.ofSeconds(60 + 8L * n),
                 () -> state.workers().stream().allMatch(w -> w.ready) ? Boolean.TRUE : null);
         for (Worker w : state.workers()) {
             if (w.timeoutMs < 2000 || w.timeoutMs > 4000) {
