@@ -3,6 +3,7 @@ package io.coord.cli.demo;
 import io.coord.CoordPath;
 import io.coord.config.ConfigKey;
 import io.coord.lock.Locks;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -40,6 +41,13 @@ final class DemoLayout {
     static final ConfigKey<Integer> BATCH_SIZE = ConfigKey.of("demo", "batch.size", Integer.class)
             .withDefault(1)
             .withValidator(v -> v >= 1 && v <= 20 ? List.of() : List.of("batch.size must be within 1..20, got " + v));
+
+    /**
+     * How long the controller and each worker wait for their first connection. Generous: the
+     * controller connects while up to 16 worker JVMs boot on the same cores, and they all connect
+     * at once; only the first connection waits this long, faults are timed by the session timeout.
+     */
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(60);
 
     private DemoLayout() {
     }

@@ -112,7 +112,7 @@ final class DemoRun implements AutoCloseable {
             say.event("using the ensemble at " + connect);
         }
         client = CoordClient.connect(CoordSettings.builder().connectString(connect).namespace(namespace)
-                .sessionTimeout(CONTROLLER_SESSION).connectionTimeout(Duration.ofSeconds(20)).build());
+                .sessionTimeout(CONTROLLER_SESSION).connectionTimeout(DemoLayout.CONNECT_TIMEOUT).build());
         try {
             client.curator().create().creatingParentsIfNeeded().forPath(DemoLayout.DONE.value());
             // wave 1 is the coordinator's to fill at once; the script releases the others (DemoScript)

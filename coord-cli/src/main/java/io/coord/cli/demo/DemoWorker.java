@@ -126,7 +126,7 @@ public final class DemoWorker implements AutoCloseable {
             throw new IllegalStateException("no CONNECT from the controller within 180 s");
         }
         client = CoordClient.connect(CoordSettings.builder().connectString(connect[0]).namespace(connect[1])
-                .sessionTimeout(SESSION_TIMEOUT).connectionTimeout(Duration.ofSeconds(20)).build());
+                .sessionTimeout(SESSION_TIMEOUT).connectionTimeout(DemoLayout.CONNECT_TIMEOUT).build());
         resources.add(client);
         wire.emit("HELLO", "pid", ProcessHandle.current().pid(), "session", client.session().idHex(),
                 "timeout", client.negotiatedSessionTimeout().toMillis());
