@@ -192,7 +192,8 @@ public final class DemoWorker implements AutoCloseable {
 
     private void barrier(String name, int parties) throws InterruptedException {
         DoubleBarrier barrier = DoubleBarrier.create(client, name, parties, BarrierOptions.builder().memberId(args.name()).build());
-        try (BarrierSeat seat = barrier.enter(Duration.ofSeconds(60))) {
+        // The first workers up wait at the start barrier while the controller sets the others up, four at a time.
+        try (BarrierSeat seat = barrier.enter(Duration.ofSeconds(60 + 15L * parties))) {
             wire.emit("BARRIER", "name", name, "phase", "entered", "generation", seat.generation(), "parties", parties);
             seat.leave(Duration.ofSeconds(60));
             wire.emit("BARRIER", "name", name, "phase", "left", "generation", seat.generation(), "parties", parties);
