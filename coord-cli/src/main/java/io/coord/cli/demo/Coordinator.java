@@ -10,6 +10,7 @@ import io.coord.naming.IdOptions;
 import io.coord.naming.SequenceIds;
 import io.coord.queue.Task;
 import io.coord.queue.TaskQueue;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -23,8 +24,9 @@ import org.apache.zookeeper.KeeperException;
 /**
  * What the elected coordinator does while it leads (a {@link io.coord.election.LeaderTask}): it
  * plans the job's waves, takes each task's id from {@link BlockIds} (the job's from
- * {@link SequenceIds}), fills the queue one wave at a time (the next once the previous is done),
- * and then keeps leading until it is interrupted.
+ * {@link SequenceIds}), fills the queue one wave at a time, each once the admin has released it
+ * ({@link DemoLayout#RELEASED}: the controller's script releases a wave when its fault needs
+ * fresh tasks), and then keeps leading until it is interrupted.
  *
  * <p>Every write to the plan is a guarded write of the leadership (it commits only while the
  * leader's node exists), so a coordinator that lost its leadership cannot change the plan. The
@@ -65,9 +67,7 @@ final class Coordinator {
                 if (existing.isPresent() && existing.get().filled()) {
                     continue;
                 }
-                if (number > 1) {
-                    awaitDone(job.wave(number - 1).orElseThrow(), leadership);
-                }
+                awaitReleased(number, leadership);
                 Wave wave;
                 if (existing.isPresent() && enqueued(existing.get())) {
                     wave = existing.get(); // the previous coordinator's enqueue did commit
@@ -114,18 +114,29 @@ final class Coordinator {
         return doneIds().stream().anyMatch(ids::contains);
     }
 
-    /** Waits until every task of {@code wave} has its done marker; the leadership is checked each round. */
-    private void awaitDone(Wave wave, Leadership leadership) throws InterruptedException {
-        Set<Long> missing = new HashSet<>();
-        wave.tasks().forEach(t -> missing.add(t.id()));
+    /**
+     * Waits until the admin has released wave {@code number}; the leadership is checked each round.
+     * Not until the previous wave is done: a worker the script stops while it holds a task of that
+     * wave would keep it from ever being done.
+     */
+    private void awaitReleased(int number, Leadership leadership) throws InterruptedException {
         while (true) {
             leadership.checkValid();
-            missing.removeAll(doneIds());
-            if (missing.isEmpty()) {
+            if (released() >= number) {
                 return;
             }
-            // A poll, not a watch: the wave is small and a new coordinator must not miss its end.
+            // A poll, not a watch: a release is rare and a new coordinator must not miss one.
             TimeUnit.MILLISECONDS.sleep(200);
+        }
+    }
+
+    private int released() throws InterruptedException {
+        try {
+            return Integer.parseInt(new String(client.curator().getData().forPath(DemoLayout.RELEASED.value()), StandardCharsets.UTF_8));
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("could not read " + DemoLayout.RELEASED + ": " + e.getMessage(), e);
         }
     }
 

@@ -3,6 +3,7 @@ package io.coord.cli.demo;
 import io.coord.CoordPath;
 import io.coord.config.ConfigKey;
 import io.coord.lock.Locks;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -32,12 +33,21 @@ final class DemoLayout {
     static final String LEDGER = "ledger";
     /** The job's plan, written by the coordinator under its leadership (guarded writes). */
     static final CoordPath JOB = CoordPath.of("/demo/job");
+    /** How many of the job's waves the admin has released (a number): the coordinator fills a wave once it is released. */
+    static final CoordPath RELEASED = CoordPath.of("/demo/released");
     /** One node per completed task, created in the same transaction as the completion. */
     static final CoordPath DONE = CoordPath.of("/demo/done");
     /** The config value every worker hot-reloads: how many tasks it claims per lock hold. */
     static final ConfigKey<Integer> BATCH_SIZE = ConfigKey.of("demo", "batch.size", Integer.class)
             .withDefault(1)
             .withValidator(v -> v >= 1 && v <= 20 ? List.of() : List.of("batch.size must be within 1..20, got " + v));
+
+    /**
+     * How long the controller and each worker wait for their first connection. Generous: the
+     * controller connects while up to 16 worker JVMs boot on the same cores, and they all connect
+     * at once; only the first connection waits this long, faults are timed by the session timeout.
+     */
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(60);
 
     private DemoLayout() {
     }

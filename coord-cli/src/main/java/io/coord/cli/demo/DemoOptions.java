@@ -12,7 +12,8 @@ import java.util.Arrays;
  * @param seed     seeds the task amounts and which workers the faults hit
  * @param fenced   whether the ledger's fence is on; off only for the control run that shows the
  *                 run's own checks can fail
- * @param waves    tasks per wave; the coordinator fills one wave after the other
+ * @param waves    tasks per wave, three waves: the first before the faults, the second released
+ *                 for the pause, the third for the kills (see {@code DemoScript})
  * @param applyMs  how long a worker works on one task while it holds the ledger lock
  * @param logs     a directory to copy each worker's log (its stderr) into at the end, or null
  */
@@ -28,8 +29,10 @@ record DemoOptions(int workers, String connect, long seed, boolean fenced, int[]
         if (connect != null && connect.isBlank()) {
             throw new IllegalArgumentException("--connect must be host:port[,host:port...], got an empty string");
         }
-        if (waves.length == 0 || Arrays.stream(waves).anyMatch(n -> n < 1 || n > 1000)) {
-            throw new IllegalArgumentException("every wave must have 1..1000 tasks, got " + Arrays.toString(waves));
+        if (waves.length != 3 || Arrays.stream(waves).anyMatch(n -> n < 1 || n > 1000) || waves[0] < 3 || waves[2] < 2) {
+            throw new IllegalArgumentException("the job must have 3 waves of 1..1000 tasks, at least 3 in the first (the config"
+                    + " change comes after 3 are done) and 2 in the last (the two killed workers claim one each), got "
+                    + Arrays.toString(waves));
         }
         if (applyMs < 0) {
             throw new IllegalArgumentException("applyMs must be >= 0, got " + applyMs);
@@ -39,7 +42,7 @@ record DemoOptions(int workers, String connect, long seed, boolean fenced, int[]
 
     /** The defaults of {@code coord demo}: 4 workers, an embedded ensemble, fencing on. */
     static DemoOptions defaults(long seed) {
-        return new DemoOptions(4, null, seed, true, new int[] {36, 12}, 120, null);
+        return new DemoOptions(4, null, seed, true, new int[] {24, 12, 12}, 120, null);
     }
 
     DemoOptions withWorkers(int n) {

@@ -14,6 +14,7 @@ import io.coord.naming.Discovery;
 import io.coord.naming.Endpoint;
 import io.coord.test.EmbeddedEnsemble;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -38,6 +39,8 @@ import java.util.stream.Collectors;
  */
 final class DemoRun implements AutoCloseable {
     private static final Duration CONTROLLER_SESSION = Duration.ofSeconds(10);
+    /** How many workers set up at the same time. */
+    private static final int CONNECT_AT_ONCE = 4;
 
     private final DemoOptions options;
     private final Narrator say;
@@ -111,13 +114,16 @@ final class DemoRun implements AutoCloseable {
             say.event("using the ensemble at " + connect);
         }
         client = CoordClient.connect(CoordSettings.builder().connectString(connect).namespace(namespace)
-                .sessionTimeout(CONTROLLER_SESSION).connectionTimeout(Duration.ofSeconds(20)).build());
+                .sessionTimeout(CONTROLLER_SESSION).connectionTimeout(DemoLayout.CONNECT_TIMEOUT).build());
         try {
             client.curator().create().creatingParentsIfNeeded().forPath(DemoLayout.DONE.value());
+            // wave 1 is the coordinator's to fill at once; the script releases the others (DemoScript)
+            client.curator().create().forPath(DemoLayout.RELEASED.value(), "1".getBytes(StandardCharsets.UTF_8));
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
-            throw new IllegalStateException("could not create " + DemoLayout.DONE + " in namespace " + namespace + ": " + e.getMessage(), e);
+            throw new IllegalStateException("could not create " + DemoLayout.DONE + " and " + DemoLayout.RELEASED + " in namespace "
+                    + namespace + ": " + e.getMessage(), e);
         }
         ConfigStore store = ConfigStore.open(client, ConfigOptions.defaults());
         store.createIfAbsent(DemoLayout.BATCH_SIZE, 2);
@@ -165,10 +171,16 @@ final class DemoRun implements AutoCloseable {
 
     private void connectWorkers() throws InterruptedException {
         int n = options.workers();
-        state.workers().forEach(w -> w.process.command("CONNECT " + connect + " " + namespace));
         ticker.scheduleAtFixedRate(() -> say.progress(state.progress(options.totalTasks())), 250, 250, TimeUnit.MILLISECONDS);
-        state.await("all " + n + " workers up", Duration.ofSeconds(90),
-                () -> state.workers().stream().allMatch(w -> w.ready) ? Boolean.TRUE : null);
+        // A few at a time: a worker's set-up (connect, join, register, first config read) is its most CPU-hungry
+        // part, and 16 of them at once on a loaded 2-core machine starved each other past their 3 s sessions.
+        List<Worker> all = state.workers();
+        for (int from = 0; from < n; from += CONNECT_AT_ONCE) {
+            List<Worker> some = all.subList(from, Math.min(n, from + CONNECT_AT_ONCE));
+            some.forEach(w -> w.process.command("CONNECT " + connect + " " + namespace));
+            state.await(some.size() == n ? "all " + n + " workers up" : some.get(0).name + ".." + some.get(some.size() - 1).name + " up",
+                    Duration.ofSeconds(90), () -> some.stream().allMatch(w -> w.ready) ? Boolean.TRUE : null);
+        }
         for (Worker w : state.workers()) {
             if (w.timeoutMs < 2000 || w.timeoutMs > 4000) {
                 throw new DemoFailure(w.name + " was granted a session timeout of " + w.timeoutMs + " ms (asked "

@@ -1,12 +1,16 @@
 package io.coord.cli.demo;
 
 import io.coord.CoordClient;
+import io.coord.cli.demo.ClaimGate.Fault;
 import io.coord.cli.demo.DemoResult.Leader;
 import io.coord.cli.demo.RunState.Worker;
 import io.coord.config.ConfigOptions;
 import io.coord.config.ConfigStore;
 import io.coord.membership.Group;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -22,11 +26,23 @@ import java.util.stream.Collectors;
  * claim, killed (kill -9): a new coordinator with a higher epoch, and the claimed tasks done by
  * someone else; the rest of the job; the survivors out through the finish barrier.
  *
+ * <p>The faults do not race the work: the coordinator fills wave 2 and wave 3 only when the
+ * script releases them ({@link DemoLayout#RELEASED}), and before each fault the script's
+ * {@link ClaimGate} lets only the fault's targets claim until they are at the fault's point. So
+ * with 16 workers that drain wave 1 at once, or 3 on a loaded machine, each fault's moment comes.
+ *
  * <p>Every step waits for what it expects with a bound; a step that does not happen in time
  * throws {@link DemoFailure}, which fails the run. Which workers are paused and killed is drawn
  * from the run's seed.
  */
 final class DemoScript {
+    /**
+     * How long a fault's target may take to reach the fault's point once the wave is released: it
+     * first finishes the batch it holds, and then waits its turn at the lock behind the batches
+     * the others hold (at 16 workers, up to 45 tasks).
+     */
+    private static final Duration FAULT_POINT = Duration.ofSeconds(60);
+
     private final DemoOptions options;
     private final RunState state;
     private final Ledger ledger;
@@ -100,14 +116,15 @@ final class DemoScript {
     private void pauseLockHolder() throws InterruptedException {
         Worker coordinator = state.await("a live coordinator", Duration.ofSeconds(20), state::coordinator);
         Worker target = pick(state.live().stream().filter(w -> w != coordinator).toList());
-        target.process.command("STALL");
-        String token = state.await(target.name + " holding the ledger lock", Duration.ofSeconds(30), () -> target.stallToken);
+        gateAndRelease(Map.of(target, Fault.STALL), 2, "takes the lock with a task of its own");
+        String token = state.await(target.name + " holding the ledger lock", FAULT_POINT, () -> target.stallToken);
         long stale = Long.decode(token);
         say.event(target.name + " holds the ledger lock (token " + token + "), checked its lease and read the balance:"
                 + " SIGSTOP " + target.name + " (pid " + target.process.pid() + ") before it writes");
         long pausedAt = System.nanoTime();
         target.process.pause();
         state.mark(() -> target.paused = true);
+        state.gate().open(); // the others claim again: one of them must take the lock next
         state.await("a newer lock holder writing to the ledger", Duration.ofMillis(sessionTimeoutMs * 3 + 15_000),
                 () -> ledger.highestToken() > stale ? Boolean.TRUE : null);
         long highest = ledger.highestToken();
@@ -136,10 +153,9 @@ final class DemoScript {
         List<Worker> others = state.live().stream().filter(w -> w != coordinator).toList();
         List<Worker> preferred = others.stream().filter(w -> w.stallToken == null).toList();
         Worker holder = pick(preferred.isEmpty() ? others : preferred);
-        holder.process.command("HOLD");
-        coordinator.process.command("HOLD");
-        long task = state.await(holder.name + " holding a task claim", Duration.ofSeconds(30), () -> holder.holding);
-        long coordinatorTask = state.await(coordinator.name + " holding a task claim", Duration.ofSeconds(30), () -> coordinator.holding);
+        gateAndRelease(Map.of(holder, Fault.HOLD, coordinator, Fault.HOLD), 3, "each hold a claim");
+        long task = state.await(holder.name + " holding a task claim", FAULT_POINT, () -> holder.holding);
+        long coordinatorTask = state.await(coordinator.name + " holding a task claim", FAULT_POINT, () -> coordinator.holding);
         Leader old = state.leaders().get(state.leaders().size() - 1);
         say.event(holder.name + " holds its claim on task " + task + ": kill -9 " + holder.name + " (pid " + holder.process.pid() + ")");
         holder.process.kill9();
@@ -148,6 +164,7 @@ final class DemoScript {
                 + coordinatorTask + ": kill -9 " + coordinator.name + " (pid " + coordinator.process.pid() + ")");
         coordinator.process.kill9();
         state.mark(() -> coordinator.killed = true);
+        state.gate().open(); // the survivors take the rest, the killed pair's tasks too once their sessions end
         state.await("a new coordinator with an epoch above " + DemoLayout.hex(old.epoch()), Duration.ofMillis(sessionTimeoutMs * 3 + 20_000),
                 () -> {
                     Worker now = state.coordinator();
@@ -162,6 +179,33 @@ final class DemoScript {
             });
             say.event("task " + t + ", claimed by the killed " + killed.name + ", came back and was done by " + by);
         }
+    }
+
+    /**
+     * Lets only the {@code faults}' targets claim (one task each), waits until no other worker is
+     * in the middle of a claim, then releases wave {@code wave}: fresh tasks that only the targets
+     * may take, so each is sure to reach its fault's point however the earlier waves went.
+     */
+    private void gateAndRelease(Map<Worker, Fault> faults, int wave, String what) throws InterruptedException {
+        Map<String, Fault> byName = new HashMap<>();
+        faults.forEach((w, f) -> byName.put(w.name, f));
+        state.gate().only(byName);
+        state.await("the other workers' claims in flight", Duration.ofSeconds(20),
+                () -> state.gate().quiet(state.live().stream().map(w -> w.name).toList()) ? Boolean.TRUE : null);
+        try {
+            client.curator().setData().forPath(DemoLayout.RELEASED.value(), Integer.toString(wave).getBytes(StandardCharsets.UTF_8));
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("could not release wave " + wave + " at " + DemoLayout.RELEASED + ": " + e.getMessage(), e);
+        }
+        List<String> names = faults.keySet().stream().map(w -> w.name).sorted(Comparator.comparingInt(DemoScript::number)).toList();
+        say.event("admin releases wave " + wave + "; the others claim nothing new until " + String.join(" and ", names) + " "
+                + what + " (so the fault comes at any size and speed)");
+    }
+
+    private static int number(String worker) {
+        return Integer.parseInt(worker.replaceAll("\\D", ""));
     }
 
     /** Waits until every planned task has its done marker in ZooKeeper (created with its completion). */

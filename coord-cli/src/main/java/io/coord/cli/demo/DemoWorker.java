@@ -50,13 +50,16 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  *       the same transaction;
  *   <li>when the controller says the job is done, leaves through the finish barrier.
  * </ol>
- * The controller's commands {@code STALL} and {@code HOLD} make it stop at a chosen point (while
- * holding the lock, or a claim) so that the controller can pause or kill it exactly there.
+ * Before every claim it asks the controller how many tasks it may claim ({@link ClaimGate}); the
+ * answer can also tell it to stop at a chosen point with that task (while holding the lock, or
+ * the claim), so that the controller can pause or kill it exactly there.
  */
 public final class DemoWorker implements AutoCloseable {
     /** The session timeout the demo asks for; the run checks what the server granted. */
     static final Duration SESSION_TIMEOUT = Duration.ofSeconds(3);
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(20);
+    /** How long a worker the controller's gate holds back waits (reading commands) before it asks again. */
+    private static final Duration GATED_PAUSE = Duration.ofMillis(100);
 
     private final Args args;
     private final Wire wire;
@@ -68,8 +71,7 @@ public final class DemoWorker implements AutoCloseable {
     private final List<AutoCloseable> resources = new ArrayList<>();
     private CoordClient client;
     private volatile String[] connect;
-    private volatile boolean stallNext;
-    private volatile boolean holdNext;
+    private boolean stallNext;
     private volatile int finishParties;
     private long lastConfigVersion = Long.MIN_VALUE;
 
@@ -124,7 +126,7 @@ public final class DemoWorker implements AutoCloseable {
             throw new IllegalStateException("no CONNECT from the controller within 180 s");
         }
         client = CoordClient.connect(CoordSettings.builder().connectString(connect[0]).namespace(connect[1])
-                .sessionTimeout(SESSION_TIMEOUT).connectionTimeout(Duration.ofSeconds(20)).build());
+                .sessionTimeout(SESSION_TIMEOUT).connectionTimeout(DemoLayout.CONNECT_TIMEOUT).build());
         resources.add(client);
         wire.emit("HELLO", "pid", ProcessHandle.current().pid(), "session", client.session().idHex(),
                 "timeout", client.negotiatedSessionTimeout().toMillis());
@@ -190,7 +192,8 @@ public final class DemoWorker implements AutoCloseable {
 
     private void barrier(String name, int parties) throws InterruptedException {
         DoubleBarrier barrier = DoubleBarrier.create(client, name, parties, BarrierOptions.builder().memberId(args.name()).build());
-        try (BarrierSeat seat = barrier.enter(Duration.ofSeconds(60))) {
+        // The first workers up wait at the start barrier while the controller sets the others up, four at a time.
+        try (BarrierSeat seat = barrier.enter(Duration.ofSeconds(60 + 15L * parties))) {
             wire.emit("BARRIER", "name", name, "phase", "entered", "generation", seat.generation(), "parties", parties);
             seat.leave(Duration.ofSeconds(60));
             wire.emit("BARRIER", "name", name, "phase", "left", "generation", seat.generation(), "parties", parties);
@@ -201,27 +204,31 @@ public final class DemoWorker implements AutoCloseable {
     private void work(TaskQueue<Payload> queue, DistributedLock lock, LiveConfig<Integer> batchSize) throws InterruptedException {
         while (finishParties == 0) {
             pollCommands(Duration.ZERO);
-            Optional<TaskClaim<Payload>> first = queue.claim(Duration.ofMillis(200));
-            if (first.isEmpty()) {
+            String[] allowed = wire.call("CLAIM" + Wire.format("max", batchSize.get()), CALL_TIMEOUT).split(" ");
+            int may = Integer.parseInt(allowed[0]);
+            if (may == 0) {
+                pollCommands(GATED_PAUSE); // the script lets others claim for now: ask again shortly
                 continue;
             }
-            List<TaskClaim<Payload>> batch = new ArrayList<>(List.of(first.get()));
-            int size = batchSize.get();
-            while (batch.size() < size) {
-                Optional<TaskClaim<Payload>> more = queue.claim(Duration.ZERO);
-                if (more.isEmpty()) {
-                    break;
-                }
-                batch.add(more.get());
+            List<TaskClaim<Payload>> batch = new ArrayList<>();
+            Optional<TaskClaim<Payload>> next = queue.claim(Duration.ofMillis(200));
+            while (next.isPresent()) {
+                batch.add(next.get());
+                next = batch.size() < may ? queue.claim(Duration.ZERO) : Optional.empty();
             }
+            wire.emit("CLAIMED", "tasks", batch.size());
+            if (batch.isEmpty()) {
+                continue;
+            }
+            String stop = allowed.length > 1 ? allowed[1] : "";
+            stallNext |= stop.equals("stall"); // kept until reached: a dropped batch does not lose it
             try {
                 List<String> again = batch.stream().filter(c -> c.deliveries() > 1)
                         .map(c -> c.payload().id() + ":" + c.deliveries()).toList();
                 if (!again.isEmpty()) {
                     wire.emit("RETRY", "tasks", String.join(",", again));
                 }
-                if (holdNext) {
-                    holdNext = false;
+                if (stop.equals("hold")) {
                     wire.emit("HOLDING", "task", batch.get(0).payload().id(), "claims", batch.size());
                     pollCommands(Duration.ofSeconds(60)); // the controller kills this process here
                 }
@@ -314,8 +321,6 @@ public final class DemoWorker implements AutoCloseable {
     private String handle(String command) {
         String[] words = command.split(" ");
         switch (words[0]) {
-            case "STALL" -> stallNext = true;
-            case "HOLD" -> holdNext = true;
             case "FINISH" -> finishParties = Integer.parseInt(words[1]);
             case "CONNECT" -> connect = new String[] {words[1], words[2]};
             case "EXIT" -> throw new IllegalStateException("the controller is gone");

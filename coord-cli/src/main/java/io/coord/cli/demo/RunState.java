@@ -15,7 +15,8 @@ import java.util.function.Supplier;
  * What the controller knows of the run, from the workers' events and ledger requests: who is up,
  * who leads, what each applied, which tasks are done. Every worker's reader thread reports here;
  * the controller's main thread waits here ({@link #await}) for the next step of its script.
- * Everything is guarded by this object's monitor.
+ * Everything is guarded by this object's monitor, but for the {@link ClaimGate}, which has its
+ * own (taken inside this one, never the other way round).
  */
 final class RunState implements WorkerProcess.Sink {
     /** One worker as the controller sees it. */
@@ -47,6 +48,7 @@ final class RunState implements WorkerProcess.Sink {
 
     private final Narrator say;
     private final Ledger ledger;
+    private final ClaimGate gate = new ClaimGate();
     private final Map<String, Worker> workers = new LinkedHashMap<>();
     private final List<Leader> leaders = new ArrayList<>();
     private final Map<String, Integer> barriers = new HashMap<>();
@@ -125,8 +127,15 @@ final class RunState implements WorkerProcess.Sink {
                     say.event(who + " claims " + (again.length == 1 ? "a task" : again.length + " tasks") + " again: "
                             + String.join(", ", java.util.Arrays.stream(again).map(t -> "task " + t.replace(":", " (delivery ") + ")").toList()));
                 }
-                case "HOLDING" -> w.holding = Long.parseLong(f.get("task"));
-                case "STALL" -> w.stallToken = f.get("token");
+                case "CLAIMED" -> gate.claimed(who);
+                case "HOLDING" -> {
+                    w.holding = Long.parseLong(f.get("task"));
+                    gate.reached(who);
+                }
+                case "STALL" -> {
+                    w.stallToken = f.get("token");
+                    gate.reached(who);
+                }
                 case "REJECTED" -> {
                     w.rejected = true;
                     say.event(who + "'s write for task " + f.get("task") + " with token " + f.get("token")
@@ -156,7 +165,9 @@ final class RunState implements WorkerProcess.Sink {
     @Override
     public String onRequest(WorkerProcess process, String request, Map<String, String> f) {
         String answer;
-        if (request.equals("READ")) {
+        if (request.equals("CLAIM")) {
+            answer = gate.answer(process.name(), Integer.parseInt(f.get("max")));
+        } else if (request.equals("READ")) {
             answer = Long.toString(ledger.balance());
         } else if (request.equals("WRITE")) {
             long task = Long.parseLong(f.get("task"));
@@ -197,6 +208,11 @@ final class RunState implements WorkerProcess.Sink {
             }
             wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 200)));
         }
+    }
+
+    /** Who may claim tasks (its own monitor: the workers' claim requests do not wait for this one). */
+    ClaimGate gate() {
+        return gate;
     }
 
     synchronized Worker worker(String name) {
