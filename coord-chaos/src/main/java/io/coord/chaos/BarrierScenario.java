@@ -83,14 +83,16 @@ final class BarrierScenario implements Scenario {
     public List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException {
         Profile p = run.profile();
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
-        counts.put(FaultKind.KILL_BUSY, p.scale(KILLS));
-        counts.put(FaultKind.PAUSE_BUSY, p.scale(1));
-        counts.put(FaultKind.KILL_ZK_LEADER, p.scale(1));
-        Volume full = new Volume(p.scale(ROUNDS), p.scale(SPURIOUS), p.scale(FLAPS), counts);
+        // The short profile (CI's loaded second pass) does a fifth of the CI tier's volume.
+        counts.put(FaultKind.KILL_BUSY, p.faults(2, KILLS));
+        counts.put(FaultKind.PAUSE_BUSY, p.faults(1, 1));
+        counts.put(FaultKind.KILL_ZK_LEADER, p.faults(1, 1));
+        Volume full = new Volume(p.faults(ROUNDS / 5, ROUNDS), p.faults(SPURIOUS / 5, SPURIOUS), p.faults(FLAPS / 5, FLAPS), counts);
         Map<FaultKind, Integer> fewer = new EnumMap<>(FaultKind.class);
         fewer.put(FaultKind.KILL_BUSY, Math.max(1, counts.get(FaultKind.KILL_BUSY) / CONTROL_DIVISOR));
-        Volume control = new Volume(full.rounds() / CONTROL_DIVISOR, full.spurious() / CONTROL_DIVISOR, full.flaps() / CONTROL_DIVISOR,
-                fewer);
+        // The control never does less than the CI tier's control: fewer spurious wake-ups may not bite.
+        Volume control = new Volume(Math.max(ROUNDS, full.rounds()) / CONTROL_DIVISOR, Math.max(SPURIOUS, full.spurious()) / CONTROL_DIVISOR,
+                Math.max(FLAPS, full.flaps()) / CONTROL_DIVISOR, fewer);
         List<ChaosResult> results = new ArrayList<>();
         ChaosContext ctx = run.context("barrier");
         long roundSeed = ctx.random().nextLong();
