@@ -44,6 +44,10 @@ final class ElectionScenario implements Scenario {
         counts.put(FaultKind.KILL_ZK_LEADER, p.scale(1));
         counts.put(FaultKind.EXPIRE, p.scale(1));
         counts.put(FaultKind.CUT, p.scale(1));
+        counts.put(FaultKind.PAUSE_ZK_LEADER, p.scale(1));
+        counts.put(FaultKind.LOSE_QUORUM, p.scale(1));
+        counts.put(FaultKind.PARTITION_ZK, p.scale(1));
+        counts.put(FaultKind.CLOCK_STEP, p.scale(1));
         FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
         ctx.out().println("CHAOS-PLAN election " + plan);
         return List.of(new Round(ctx, plan).run());
@@ -72,6 +76,7 @@ final class ElectionScenario implements Scenario {
         }
 
         ChaosResult run() throws InterruptedException {
+            ctx.prepareFaults(plan);
             List<WorkerLink> workers = ctx.startWorkers("election", CANDIDATES);
             List<Thread> drivers = new ArrayList<>();
             for (WorkerLink w : workers) {

@@ -59,6 +59,10 @@ final class LockScenario implements Scenario {
         counts.put(FaultKind.EXPIRE, p.scale(2));
         counts.put(FaultKind.PAUSE_HOLDER, p.scale(1));
         counts.put(FaultKind.CUT, p.scale(2));
+        counts.put(FaultKind.PAUSE_ZK_LEADER, p.scale(1));
+        counts.put(FaultKind.LOSE_QUORUM, p.scale(1));
+        counts.put(FaultKind.PARTITION_ZK, p.scale(1));
+        counts.put(FaultKind.CLOCK_STEP, p.scale(1));
         FaultPlan plan = FaultPlan.of(fenced.random(), fenced.length(), counts);
         fenced.out().println("CHAOS-PLAN lock " + plan);
         List<ChaosResult> results = new ArrayList<>();
@@ -103,6 +107,7 @@ final class LockScenario implements Scenario {
             } catch (Exception e) {
                 throw new IllegalStateException("could not create the counter " + COUNTER + " in " + ctx.namespace(), e);
             }
+            ctx.prepareFaults(plan);
             List<WorkerLink> workers = ctx.startWorkers("lock", WORKERS, fenced ? "fenced" : "unfenced");
             List<Thread> drivers = new ArrayList<>();
             for (WorkerLink w : workers) {

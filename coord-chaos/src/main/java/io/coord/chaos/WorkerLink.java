@@ -2,6 +2,7 @@ package io.coord.chaos;
 
 import io.coord.test.ChildJvm;
 import io.coord.test.ClientProxy;
+import io.coord.test.SteppedClock;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
@@ -43,10 +44,11 @@ public final class WorkerLink implements AutoCloseable {
 
     /**
      * Starts worker {@code name} for {@code scenario}, connecting through a new proxy to
-     * {@code ensembleConnect}. Does not wait for it: see {@link #awaitReady}.
+     * {@code ensembleConnect}, on {@code clock} if not null (fault F12). Does not wait for it: see
+     * {@link #awaitReady}.
      */
     static WorkerLink start(String scenario, String name, String ensembleConnect, String namespace, Duration session,
-                            String... scenarioArgs) {
+                            SteppedClock clock, String... scenarioArgs) {
         ClientProxy proxy = ClientProxy.to(ensembleConnect);
         try {
             String[] args = new String[5 + scenarioArgs.length];
@@ -56,9 +58,10 @@ public final class WorkerLink implements AutoCloseable {
             args[3] = Long.toString(session.toMillis());
             args[4] = name;
             System.arraycopy(scenarioArgs, 0, args, 5, scenarioArgs.length);
-            ChildJvm jvm = ChildJvm.builder(ChaosWorker.class.getName())
+            ChildJvm.Builder b = ChildJvm.builder(ChaosWorker.class.getName())
                     .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
-                    .args(args).start();
+                    .args(args);
+            ChildJvm jvm = (clock == null ? b : clock.applyTo(b)).start();
             return new WorkerLink(name, jvm, proxy);
         } catch (RuntimeException e) {
             proxy.close();
