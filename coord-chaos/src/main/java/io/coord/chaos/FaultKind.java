@@ -31,8 +31,8 @@ public enum FaultKind {
      */
     PAUSE_ZK_LEADER,
     /**
-     * F8: kill -9 of 2 of the 3 members (the leader among them) for 2.5x the negotiated session
-     * timeout, then restart: no session survives (every client goes LOST, the CURATOR-696 case).
+     * F8: SIGSTOP of 2 of the 3 members (the leader among them) for 2.5x the negotiated session
+     * timeout, then SIGCONT: no session survives (every client goes LOST, the CURATOR-696 case).
      */
     LOSE_QUORUM,
     /**

@@ -201,8 +201,8 @@ public final class FaultRunner implements AutoCloseable {
     }
 
     /**
-     * F8: 2 of the 3 members killed for 2.5x the session timeout, then restarted. The window stays
-     * open one session timeout after the restore: the restored quorum re-times the old sessions
+     * F8: 2 of the 3 members stopped (SIGSTOP) for 2.5x the session timeout, then resumed. The window stays
+     * open one session timeout after the restore: a leader elected then re-times the old sessions
      * from the restore, so their ephemerals (a lock node, a leader's node) block the recipes that
      * long, as part of this fault.
      */

@@ -215,28 +215,35 @@ public final class Faults {
     }
 
     /**
-     * F8 on a quorum of child JVMs: kill -9 of the leader and of as many other members as it takes
+     * F8 on a quorum of child JVMs: SIGSTOP of the leader and of as many other members as it takes
      * to leave no quorum (2 of 3); returns the indexes stopped, for {@link #restore(ForkedEnsemble, List)}.
+     * Stopped rather than killed: the quorum is gone all the same, and coming back needs no JVM
+     * start (tens of seconds on a loaded machine), so the outage lasts as long as the test says.
      */
     public static List<Integer> loseQuorum(ForkedEnsemble ensemble) {
         int leader = ensemble.awaitLeader(Awaits.scaled(Duration.ofSeconds(30)).toMillis());
         List<Integer> stopped = new ArrayList<>();
-        ensemble.kill9(leader);
+        ensemble.pause(leader);
         stopped.add(leader);
         for (int i = 0; i < ensemble.size() && stopped.size() < ensemble.size() / 2 + 1; i++) {
-            if (ensemble.process(i) != null) {
-                ensemble.kill9(i);
+            if (ensemble.process(i) != null && !ensemble.isPaused(i)) {
+                ensemble.pause(i);
                 stopped.add(i);
             }
         }
         return stopped;
     }
 
-    /** Restarts the given members of a forked quorum and waits (bounded) until every member serves again. */
+    /**
+     * Resumes (or, if killed, restarts) the given members of a forked quorum and waits (bounded)
+     * until every member serves again.
+     */
     public static void restore(ForkedEnsemble ensemble, List<Integer> members) {
         for (int i : members) {
             if (ensemble.process(i) == null) {
                 ensemble.restart(i);
+            } else if (ensemble.isPaused(i)) {
+                ensemble.resume(i);
             }
         }
         ensemble.awaitLeader(Awaits.scaled(Duration.ofSeconds(60)).toMillis());

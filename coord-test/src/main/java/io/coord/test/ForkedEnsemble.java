@@ -209,6 +209,11 @@ public final class ForkedEnsemble implements AutoCloseable {
         paused[index] = true;
     }
 
+    /** Whether member {@code index} is stopped by {@link #pause}. */
+    public boolean isPaused(int index) {
+        return paused[index];
+    }
+
     public void resume(int index) {
         servers[index].resume();
         paused[index] = false;

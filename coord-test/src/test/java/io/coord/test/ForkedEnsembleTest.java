@@ -226,7 +226,8 @@ class ForkedEnsembleTest {
             }
             long newSessionsMs = (System.nanoTime() - restoreAt) / 1_000_000;
             CoordClient c0 = clients.get(0);
-            // The restored quorum re-times the old sessions from the restore; nobody renews them.
+            // Nobody renews the old sessions: the restored quorum expires them (a newly elected
+            // leader re-times them from the restore first).
             Awaits.until("the old sessions' ephemerals to go", session.plusSeconds(10), () -> {
                 try {
                     return c0.curator().getChildren().forPath("/f8").isEmpty();
@@ -235,8 +236,8 @@ class ForkedEnsembleTest {
                 }
             });
             c0.curator().create().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL).forPath("/f8/fresh");
-            System.out.printf("F8 (forked, session %d ms): every client LOST within %d ms of losing 2 of 3 members;"
-                    + " quorum back %d ms after the restart, every client on a new session %d ms after it%n",
+            System.out.printf("F8 (forked, session %d ms): every client LOST within %d ms of stopping 2 of 3 members;"
+                    + " quorum back %d ms after the resume, every client on a new session %d ms after it%n",
                     session.toMillis(), maxLostMs, restoredMs, newSessionsMs);
         } finally {
             if (!stopped.isEmpty()) {
