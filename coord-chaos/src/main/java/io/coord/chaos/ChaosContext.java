@@ -151,7 +151,7 @@ public final class ChaosContext implements AutoCloseable {
         }
         for (WorkerLink w : started) {
             // a JVM under libfaketime starts slowly (10-45 s on a busy 2-core machine); it started with the others
-            long negotiated = w.awaitReady(Awaits.scaled(Duration.ofSeconds(w == clockWorker ? 150 : 60)));
+            long negotiated = w.awaitReady(Awaits.scaled((w == clockWorker ? WorkerLink.STEPPED_START : WorkerLink.START).plusSeconds(10)));
             if (negotiated != requestedSession.toMillis()) {
                 throw new IllegalStateException("worker " + w.name() + " negotiated a session timeout of " + negotiated
                         + " ms, requested " + requestedSession.toMillis() + " ms: the fault timings would be wrong");

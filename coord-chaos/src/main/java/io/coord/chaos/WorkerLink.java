@@ -1,5 +1,6 @@
 package io.coord.chaos;
 
+import io.coord.test.Awaits;
 import io.coord.test.ChildJvm;
 import io.coord.test.ClientProxy;
 import io.coord.test.SteppedClock;
@@ -22,6 +23,10 @@ public final class WorkerLink implements AutoCloseable {
     }
 
     private static final String EOF = "\u0000eof";
+    /** How long (scaled) a worker may take to start and connect. */
+    static final Duration START = Duration.ofSeconds(60);
+    /** The same under libfaketime (10-45 s measured on 2 busy cores). */
+    static final Duration STEPPED_START = Duration.ofSeconds(150);
 
     private final String name;
     private final ChildJvm jvm;
@@ -61,7 +66,12 @@ public final class WorkerLink implements AutoCloseable {
             ChildJvm.Builder b = ChildJvm.builder(ChaosWorker.class.getName())
                     .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
                     .args(args);
-            ChildJvm jvm = (clock == null ? b : clock.applyTo(b)).start();
+            // a worker may retry its first connect for as long as the controller waits for it (slower under libfaketime)
+            b.jvmOption("-D" + ChaosWorker.START_PROPERTY + "=" + Awaits.scaled(clock != null ? STEPPED_START : START).toMillis());
+            if (clock != null) {
+                clock.applyTo(b);
+            }
+            ChildJvm jvm = b.start();
             return new WorkerLink(name, jvm, proxy);
         } catch (RuntimeException e) {
             proxy.close();
