@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Applies a {@link FaultPlan} on its own thread, one fault at a time, and counts the faults that
  * were really applied: a run whose count differs from the schedule fails, because a fault that was
  * skipped proves nothing. Each fault is a window in the {@link History}, from injection until it is
- * healed (member restarted and a leader serving, worker resumed, proxy listening again).
+ * healed (member restarted or resumed and a leader serving, links between members restored,
+ * worker resumed, proxy listening again, a stepped clock back to real time).
  */
 public final class FaultRunner implements AutoCloseable {
     /** The scenario's part: faults aimed at a role only it knows (lock holder, leader). */
