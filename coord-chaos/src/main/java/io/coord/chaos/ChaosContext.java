@@ -5,6 +5,7 @@ import io.coord.CoordSettings;
 import io.coord.test.Awaits;
 import io.coord.test.ForkedEnsemble;
 import io.coord.test.History;
+import io.coord.test.SteppedClock;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,6 +39,10 @@ public final class ChaosContext implements AutoCloseable {
     private volatile Duration negotiatedSession;
     private FaultRunner faults;
     private CoordClient client;
+    /** F12: whether the next worker started runs on {@link #clock}, then the worker that does. */
+    private volatile boolean clockWanted;
+    private volatile SteppedClock clock;
+    private volatile WorkerLink clockWorker;
 
     ChaosContext(String name, ForkedEnsemble ensemble, long seed, Duration length, Duration requestedSession, PrintWriter out) {
         this(name, ensemble, seed, new Profile("short", length, 0), requestedSession, out);
@@ -166,6 +171,31 @@ public final class ChaosContext implements AutoCloseable {
     }
 
     /**
+     * Call before {@link #startWorkers} with the plan the scenario will run: a plan that holds
+     * {@link FaultKind#CLOCK_STEP} makes the first worker start under libfaketime (F12), or, where
+     * libfaketime is missing, prints one line saying so and those faults are skipped.
+     */
+    public void prepareFaults(FaultPlan plan) {
+        if (plan.faults().stream().anyMatch(f -> f.kind().needsSteppedClock())) {
+            if (SteppedClock.available()) {
+                clockWanted = true;
+            } else {
+                out.println("CHAOS-NOTE " + name + " F12 (CLOCK_STEP) skipped: " + SteppedClock.MISSING);
+            }
+        }
+    }
+
+    /** The worker on a stepped clock (F12), if {@link #prepareFaults} asked for one and it started. */
+    public java.util.Optional<WorkerLink> clockWorker() {
+        return java.util.Optional.ofNullable(clockWorker);
+    }
+
+    /** The stepped clock of {@link #clockWorker()}. */
+    SteppedClock clock() {
+        return clock;
+    }
+
+    /**
      * Starts {@code count} workers of {@code kind} ({@code kind-1}, {@code kind-2}, ...) in
      * parallel, each behind its own proxy, and waits until all are connected. Fails if any
      * negotiated a session timeout other than the requested one.
@@ -175,12 +205,21 @@ public final class ChaosContext implements AutoCloseable {
         for (int i = 1; i <= count; i++) {
             // numbered across calls, so a replacement for a killed worker gets a name of its own
             String workerName = kind + "-" + (workers.size() + 1);
-            WorkerLink w = WorkerLink.start(kind, workerName, ensemble.connectString(), namespace(), requestedSession, args);
+            SteppedClock c = null;
+            if (clockWanted && clockWorker == null) {
+                c = SteppedClock.create();
+                clock = c;
+            }
+            WorkerLink w = WorkerLink.start(kind, workerName, ensemble.connectString(), namespace(), requestedSession, c, args);
             workers.add(w);
             started.add(w);
+            if (c != null) {
+                clockWorker = w;
+            }
         }
         for (WorkerLink w : started) {
-            long negotiated = w.awaitReady(Awaits.scaled(Duration.ofSeconds(60)));
+            // a JVM under libfaketime starts slowly (10-45 s on a busy 2-core machine); it started with the others
+            long negotiated = w.awaitReady(Awaits.scaled((w == clockWorker ? WorkerLink.STEPPED_START : WorkerLink.START).plusSeconds(10)));
             if (negotiated != requestedSession.toMillis()) {
                 throw new IllegalStateException("worker " + w.name() + " negotiated a session timeout of " + negotiated
                         + " ms, requested " + requestedSession.toMillis() + " ms: the fault timings would be wrong");
@@ -260,6 +299,9 @@ public final class ChaosContext implements AutoCloseable {
             if (client != null) {
                 client.close();
             }
+        }
+        if (clock != null) {
+            clock.close();
         }
     }
 }

@@ -79,7 +79,8 @@ public final class ChaosSuite {
                 + " per-scenario=" + profile.perScenario().toSeconds() + "s"
                 + " scenarios=" + String.join(",", chosen));
         List<ChaosResult> results = new ArrayList<>();
-        try (ForkedEnsemble ensemble = ForkedEnsemble.start(3, false)) {
+        // meshed: server-to-server links through loopback proxies, so one member can be cut off (F9)
+        try (ForkedEnsemble ensemble = ForkedEnsemble.start(3, true)) {
             for (String n : chosen) {
                 Run run = new Run(ensemble, profile, seed, out);
                 long t0 = System.nanoTime();

@@ -2,6 +2,7 @@ package io.coord.chaos;
 
 import io.coord.CoordClient;
 import io.coord.CoordSettings;
+import io.coord.CoordTimeoutException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -22,6 +23,9 @@ import org.apache.zookeeper.ZooKeeper;
  * stack trace goes to stderr, which the controller keeps in a file).
  */
 public final class ChaosWorker {
+    /** How long (ms) a worker may keep retrying its first connect. */
+    static final String START_PROPERTY = "coord.chaos.startMs";
+
     private ChaosWorker() {
     }
 
@@ -36,7 +40,7 @@ public final class ChaosWorker {
                 .sessionTimeout(Duration.ofMillis(Long.parseLong(args[3])))
                 .connectionTimeout(Duration.ofSeconds(15)).build();
         int code = 0;
-        try (CoordClient client = CoordClient.connect(settings)) {
+        try (CoordClient client = connect(settings)) {
             client.onNewSession(s -> reportSession(io, client), Runnable::run);
             io.send("READY " + client.negotiatedSessionTimeout().toMillis());
             reportSession(io, client);
@@ -54,6 +58,26 @@ public final class ChaosWorker {
         System.out.flush();
         // Non-daemon threads of a recipe must not keep a finished worker alive.
         Runtime.getRuntime().halt(code);
+    }
+
+    /**
+     * Connects, retrying a timed-out connect until {@value #START_PROPERTY} ms (default 15 s) have
+     * passed, as long as the controller waits for it: a starting JVM on a loaded machine (more so
+     * under libfaketime, F12) can miss its first connection. The connection timeout itself stays
+     * 15 s, since it also bounds every operation during the faults.
+     */
+    private static CoordClient connect(CoordSettings settings) throws InterruptedException {
+        long deadline = System.nanoTime() + Long.getLong(START_PROPERTY, 15_000) * 1_000_000;
+        while (true) {
+            try {
+                return CoordClient.connect(settings);
+            } catch (CoordTimeoutException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                System.err.println("connect timed out, retrying: " + e.getMessage());
+            }
+        }
     }
 
     private static void reportSession(WorkerIo io, CoordClient client) {

@@ -55,8 +55,11 @@ final class ElectionScenario implements Scenario {
         counts.put(FaultKind.KILL_ZK_LEADER, p.faults(1, 3));
         counts.put(FaultKind.EXPIRE, p.faults(1, 2));
         counts.put(FaultKind.CUT, p.faults(1, 2));
-        // F8, quorum loss past the session timeout, once where the fault kind exists (helper "chaosfaults" adds it)
-        optionalKind("LOSE_QUORUM").ifPresent(k -> counts.put(k, p.faults(0, 1)));
+        // F7 and F9 in every profile; F8 and F12 (slow to set up and to heal) in the CI tier and longer.
+        counts.put(FaultKind.PAUSE_ZK_LEADER, p.faults(1, 1));
+        counts.put(FaultKind.PARTITION_ZK, p.faults(1, 1));
+        counts.put(FaultKind.LOSE_QUORUM, p.faults(0, 1));
+        counts.put(FaultKind.CLOCK_STEP, p.faults(0, 1));
         FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
         ctx.out().println("CHAOS-PLAN election " + plan);
         List<ChaosResult> results = new ArrayList<>();
@@ -67,10 +70,6 @@ final class ElectionScenario implements Scenario {
         FaultPlan control = ChaosContext.controlPlan(plan, FaultKind.PAUSE_LEADER, 2);
         results.add(new Round(run.context("election-control"), control, false, 0, CONTROL_MAX).run());
         return results;
-    }
-
-    static java.util.Optional<FaultKind> optionalKind(String name) {
-        return java.util.Arrays.stream(FaultKind.values()).filter(k -> k.name().equals(name)).findFirst();
     }
 
     private static final class Round {
@@ -103,6 +102,7 @@ final class ElectionScenario implements Scenario {
         }
 
         ChaosResult run() throws InterruptedException {
+            ctx.prepareFaults(plan);
             List<WorkerLink> workers = ctx.startWorkers("election", CANDIDATES, fenced ? "fenced" : "unfenced",
                     Integer.toString(TERM_WRITES));
             List<Thread> drivers = new ArrayList<>();

@@ -1,8 +1,10 @@
 package io.coord.chaos;
 
 import io.coord.test.Awaits;
+import io.coord.test.Faults;
 import io.coord.test.ForkedEnsemble;
 import io.coord.test.History;
+import io.coord.test.SteppedClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Applies a {@link FaultPlan} on its own thread, one fault at a time, and counts the faults that
  * were really applied: a run whose count differs from the schedule fails, because a fault that was
  * skipped proves nothing. Each fault is a window in the {@link History}, from injection until it is
- * healed (member restarted and a leader serving, worker resumed, proxy listening again).
+ * healed (member restarted or resumed and a leader serving, links between members restored,
+ * worker resumed, proxy listening again, a stepped clock back to real time).
  */
 public final class FaultRunner implements AutoCloseable {
     /** The scenario's part: faults aimed at a role only it knows (lock holder, leader). */
@@ -52,6 +55,9 @@ public final class FaultRunner implements AutoCloseable {
         long earliest = start;
         try {
             for (FaultPlan.Fault f : plan.faults()) {
+                if (skipped(f)) {
+                    continue;
+                }
                 long at = Math.max(start + f.atMillis() * 1_000_000, earliest);
                 while (!stop && System.nanoTime() < at) {
                     Thread.sleep(Math.max(1, Math.min(100, (at - System.nanoTime()) / 1_000_000)));
@@ -151,6 +157,18 @@ public final class FaultRunner implements AutoCloseable {
                 }
                 return true;
             }
+            case PAUSE_ZK_LEADER -> {
+                return pauseZkLeader(zk);
+            }
+            case LOSE_QUORUM -> {
+                return loseQuorum(zk, session);
+            }
+            case PARTITION_ZK -> {
+                return partition(zk, f.pick());
+            }
+            case CLOCK_STEP -> {
+                return stepClock(f.pick(), session);
+            }
             default -> {
                 if (hook == null) {
                     throw new IllegalStateException("scenario " + ctx.name() + " scheduled " + f.kind() + " but gave no hook for it");
@@ -158,6 +176,137 @@ public final class FaultRunner implements AutoCloseable {
                 return hook.apply(f, Awaits.scaled(Duration.ofSeconds(60)));
             }
         }
+    }
+
+    /**
+     * F7: SIGSTOP of the leader until the others elected a new one (at least 3x syncLimit x
+     * tickTime, so the followers surely gave up on it), then SIGCONT and wait until it serves again.
+     */
+    private boolean pauseZkLeader(ForkedEnsemble zk) {
+        int leader = zk.awaitLeader(Awaits.scaled(Duration.ofSeconds(30)).toMillis());
+        boolean elected;
+        try (History.FaultWindow w = ctx.history().fault("zk-PAUSE_ZK_LEADER member " + leader)) {
+            zk.pause(leader);
+            try {
+                Awaits.hold(ForkedEnsemble.SYNC_LIMIT.multipliedBy(3));
+                elected = awaitQuietly(Duration.ofSeconds(30), () -> zk.leaderIndex().filter(l -> l != leader).isPresent());
+                if (!elected) {
+                    note("PAUSE_ZK_LEADER: no new leader while member " + leader + " was stopped");
+                }
+            } finally {
+                zk.resume(leader);
+            }
+            awaitServing(zk);
+        }
+        return elected;
+    }
+
+    /**
+     * F8: 2 of the 3 members stopped (SIGSTOP) for 2.5x the session timeout, then resumed. The window stays
+     * open one session timeout after the restore: a leader elected then re-times the old sessions
+     * from the restore, so their ephemerals (a lock node, a leader's node) block the recipes that
+     * long, as part of this fault.
+     */
+    private boolean loseQuorum(ForkedEnsemble zk, Duration session) {
+        List<Integer> all = java.util.stream.IntStream.range(0, zk.size()).boxed().toList();
+        try (History.FaultWindow w = ctx.history().fault("zk-LOSE_QUORUM")) {
+            try {
+                List<Integer> stopped = Faults.loseQuorum(zk);
+                note("LOSE_QUORUM: members " + stopped + " stopped");
+                Awaits.hold(ctx.pauseLength());
+            } finally {
+                Faults.restore(zk, all);
+            }
+            Awaits.hold(session);
+        }
+        return true;
+    }
+
+    /**
+     * F9: one member cut off from the other two for 2.5x the session timeout, then healed. Applied
+     * only if the majority elected a leader and the cut-off member stopped serving meanwhile
+     * (clients of that member then move to the majority).
+     */
+    private boolean partition(ForkedEnsemble zk, int pick) {
+        int leader = zk.awaitLeader(Awaits.scaled(Duration.ofSeconds(30)).toMillis());
+        int victim = leader;
+        if (pick % 2 == 1) {
+            List<Integer> followers = java.util.stream.IntStream.range(0, zk.size()).filter(i -> i != leader).boxed().toList();
+            victim = followers.get((pick / 2) % followers.size());
+        }
+        final int v = victim;
+        boolean effective;
+        try (History.FaultWindow w = ctx.history().fault("zk-PARTITION_ZK member " + v + (v == leader ? " (leader)" : ""))) {
+            long start = System.nanoTime();
+            zk.isolate(v);
+            try {
+                effective = awaitQuietly(Duration.ofSeconds(30), () -> zk.mode(v).isEmpty()
+                        && java.util.stream.IntStream.range(0, zk.size()).anyMatch(i -> i != v && zk.mode(i).filter("leader"::equals).isPresent()));
+                if (!effective) {
+                    note("PARTITION_ZK: member " + v + " still serving or no leader among the others");
+                }
+                Duration left = ctx.pauseLength().minusNanos(System.nanoTime() - start);
+                Awaits.hold(left.isNegative() ? Duration.ZERO : left);
+            } finally {
+                zk.heal();
+            }
+            awaitServing(zk);
+        }
+        return effective;
+    }
+
+    /**
+     * F12: the clock worker is cut off from the ensemble (black hole) until surely SUSPENDED,
+     * then its wall clock steps by hours while it waits out its session, then the link comes back
+     * and, a second later, its clock returns to real time.
+     */
+    private boolean stepClock(int pick, Duration session) {
+        Optional<WorkerLink> target = ctx.clockWorker();
+        if (target.isEmpty() || !target.get().isAlive() || target.get().isPaused()) {
+            note("CLOCK_STEP: no running worker on a stepped clock");
+            return false;
+        }
+        WorkerLink t = target.get();
+        SteppedClock clock = ctx.clock();
+        Duration step = Duration.ofHours((1 + (pick / 2) % 3) * (pick % 2 == 0 ? 1 : -1));
+        try (History.FaultWindow w = ctx.history().fault("clock-step " + t.name() + " " + (step.isNegative() ? "" : "+") + step.toHours() + "h")) {
+            long start = System.nanoTime();
+            t.proxy().freeze();
+            try {
+                Awaits.hold(session); // Curator notes SUSPENDED (by its wall clock) after 2/3 of the session
+                clock.set(step);
+                Duration left = ctx.pauseLength().minusNanos(System.nanoTime() - start);
+                Awaits.hold(left.isNegative() ? Duration.ZERO : left);
+            } finally {
+                t.proxy().unfreeze();
+            }
+            Awaits.hold(SteppedClock.LAG);
+            clock.set(Duration.ZERO);
+            Awaits.hold(SteppedClock.LAG);
+        }
+        return true;
+    }
+
+    private static boolean awaitQuietly(Duration bound, java.util.function.BooleanSupplier condition) {
+        try {
+            Awaits.until("a fault to take effect", bound, condition);
+            return true;
+        } catch (AssertionError e) {
+            return false;
+        }
+    }
+
+    private static void awaitServing(ForkedEnsemble zk) {
+        zk.awaitLeader(Awaits.scaled(Duration.ofSeconds(60)).toMillis());
+        for (int i = 0; i < zk.size(); i++) {
+            final int m = i;
+            Awaits.until("member " + m + " serving again", Duration.ofSeconds(60), () -> zk.mode(m).isPresent());
+        }
+    }
+
+    /** A scheduled fault this run cannot apply for want of a tool (F12 without libfaketime): neither scheduled nor applied. */
+    private boolean skipped(FaultPlan.Fault f) {
+        return f.kind().needsSteppedClock() && ctx.clockWorker().isEmpty();
     }
 
     /** The worker {@code pick} points at, skipping paused or dead ones. */
@@ -171,8 +320,9 @@ public final class FaultRunner implements AutoCloseable {
         throw new IllegalStateException("no running worker to aim a fault at");
     }
 
+    /** The faults of the plan this run can apply (F12 needs libfaketime). */
     public int scheduled() {
-        return plan.size();
+        return (int) plan.faults().stream().filter(f -> !skipped(f)).count();
     }
 
     public int applied() {

@@ -1,7 +1,9 @@
 package io.coord.chaos;
 
+import io.coord.test.Awaits;
 import io.coord.test.ChildJvm;
 import io.coord.test.ClientProxy;
+import io.coord.test.SteppedClock;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
@@ -21,6 +23,10 @@ public final class WorkerLink implements AutoCloseable {
     }
 
     private static final String EOF = "\u0000eof";
+    /** How long (scaled) a worker may take to start and connect. */
+    static final Duration START = Duration.ofSeconds(60);
+    /** The same under libfaketime (10-45 s measured on 2 busy cores). */
+    static final Duration STEPPED_START = Duration.ofSeconds(150);
 
     private final String name;
     private final ChildJvm jvm;
@@ -43,10 +49,11 @@ public final class WorkerLink implements AutoCloseable {
 
     /**
      * Starts worker {@code name} for {@code scenario}, connecting through a new proxy to
-     * {@code ensembleConnect}. Does not wait for it: see {@link #awaitReady}.
+     * {@code ensembleConnect}, on {@code clock} if not null (fault F12). Does not wait for it: see
+     * {@link #awaitReady}.
      */
     static WorkerLink start(String scenario, String name, String ensembleConnect, String namespace, Duration session,
-                            String... scenarioArgs) {
+                            SteppedClock clock, String... scenarioArgs) {
         ClientProxy proxy = ClientProxy.to(ensembleConnect);
         try {
             String[] args = new String[5 + scenarioArgs.length];
@@ -56,9 +63,15 @@ public final class WorkerLink implements AutoCloseable {
             args[3] = Long.toString(session.toMillis());
             args[4] = name;
             System.arraycopy(scenarioArgs, 0, args, 5, scenarioArgs.length);
-            ChildJvm jvm = ChildJvm.builder(ChaosWorker.class.getName())
+            ChildJvm.Builder b = ChildJvm.builder(ChaosWorker.class.getName())
                     .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
-                    .args(args).start();
+                    .args(args);
+            // a worker may retry its first connect for as long as the controller waits for it (slower under libfaketime)
+            b.jvmOption("-D" + ChaosWorker.START_PROPERTY + "=" + Awaits.scaled(clock != null ? STEPPED_START : START).toMillis());
+            if (clock != null) {
+                clock.applyTo(b);
+            }
+            ChildJvm jvm = b.start();
             return new WorkerLink(name, jvm, proxy);
         } catch (RuntimeException e) {
             proxy.close();

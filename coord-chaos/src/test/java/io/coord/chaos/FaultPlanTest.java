@@ -67,4 +67,13 @@ class FaultPlanTest {
         assertEquals(9, tenMinutesOverFive.scale(2), "0.75 x 120 s / 20 s = 4.5 times the short count");
         assertThrows(IllegalArgumentException.class, () -> Profile.longProfile(Duration.ofSeconds(15), 2));
     }
+
+    @Test
+    void theEnsembleFaultsAreExcusedLikeMemberKillsAndOnlyTheClockStepNeedsLibfaketime() {
+        for (FaultKind k : FaultKind.values()) {
+            boolean ensemble = k.name().contains("ZK") || k == FaultKind.LOSE_QUORUM;
+            assertEquals(ensemble, k.hitsEnsemble(), k.name());
+            assertEquals(k == FaultKind.CLOCK_STEP, k.needsSteppedClock(), k.name());
+        }
+    }
 }

@@ -25,7 +25,8 @@ import org.apache.zookeeper.ZooKeeper;
  *   <li>F2 {@link #expireSession}: real server-side expiry (ephemerals deleted at once).
  *   <li>F3 {@link #injectClientExpiry}: the client alone believes its session expired.
  *   <li>F4 {@link #dropConnection}: the client's socket closes; the session survives.
- *   <li>F6 {@link #killLeader}; F8 {@link #loseQuorum} and {@link #restore}.
+ *   <li>F6 {@link #killLeader}; F8 {@link #loseQuorum} and {@link #restore}, in-JVM or on a
+ *       {@link ForkedEnsemble} (F7 and F9 are {@link ForkedEnsemble#pause} and {@link ForkedEnsemble#isolate}).
  *   <li>F11 {@link #spuriousSyncConnected}, {@link #spuriousFlap}: connection events while nothing changed.
  * </ul>
  */
@@ -211,5 +212,44 @@ public final class Faults {
             }
         }
         ensemble.awaitLeader(Awaits.scaled(Duration.ofSeconds(30)).toMillis());
+    }
+
+    /**
+     * F8 on a quorum of child JVMs: SIGSTOP of the leader and of as many other members as it takes
+     * to leave no quorum (2 of 3); returns the indexes stopped, for {@link #restore(ForkedEnsemble, List)}.
+     * Stopped rather than killed: the quorum is gone all the same, and coming back needs no JVM
+     * start (tens of seconds on a loaded machine), so the outage lasts as long as the test says.
+     */
+    public static List<Integer> loseQuorum(ForkedEnsemble ensemble) {
+        int leader = ensemble.awaitLeader(Awaits.scaled(Duration.ofSeconds(30)).toMillis());
+        List<Integer> stopped = new ArrayList<>();
+        ensemble.pause(leader);
+        stopped.add(leader);
+        for (int i = 0; i < ensemble.size() && stopped.size() < ensemble.size() / 2 + 1; i++) {
+            if (ensemble.process(i) != null && !ensemble.isPaused(i)) {
+                ensemble.pause(i);
+                stopped.add(i);
+            }
+        }
+        return stopped;
+    }
+
+    /**
+     * Resumes (or, if killed, restarts) the given members of a forked quorum and waits (bounded)
+     * until every member serves again.
+     */
+    public static void restore(ForkedEnsemble ensemble, List<Integer> members) {
+        for (int i : members) {
+            if (ensemble.process(i) == null) {
+                ensemble.restart(i);
+            } else if (ensemble.isPaused(i)) {
+                ensemble.resume(i);
+            }
+        }
+        ensemble.awaitLeader(Awaits.scaled(Duration.ofSeconds(60)).toMillis());
+        for (int i = 0; i < ensemble.size(); i++) {
+            int member = i;
+            Awaits.until("member " + i + " of " + ensemble + " to serve", Duration.ofSeconds(60), () -> ensemble.mode(member).isPresent());
+        }
     }
 }

@@ -32,6 +32,11 @@ import org.netcrusher.tcp.TcpCrusherBuilder;
  */
 public final class ForkedEnsemble implements AutoCloseable {
     private static final int TICK_MS = 500;
+    /**
+     * syncLimit x tickTime: a follower (or the leader's view of its followers) silent for longer
+     * is dropped, so a leader stopped longer than this (F7) is replaced.
+     */
+    public static final Duration SYNC_LIMIT = Duration.ofMillis(2 * TICK_MS);
 
     private final int size;
     private final Path root;
@@ -202,6 +207,11 @@ public final class ForkedEnsemble implements AutoCloseable {
     public void pause(int index) {
         servers[index].pause();
         paused[index] = true;
+    }
+
+    /** Whether member {@code index} is stopped by {@link #pause}. */
+    public boolean isPaused(int index) {
+        return paused[index];
     }
 
     public void resume(int index) {

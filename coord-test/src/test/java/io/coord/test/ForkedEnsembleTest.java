@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Servers in child JVMs: F7 (leader SIGSTOP) and F9 (partition between servers). */
+/** Servers in child JVMs: F7 (leader SIGSTOP), F8 (quorum loss past the session timeout) and F9 (partition between servers). */
 @Tag("fault")
 class ForkedEnsembleTest {
     @RegisterExtension
@@ -56,16 +56,8 @@ class ForkedEnsembleTest {
         int leader = ensemble.awaitLeader(10_000);
         List<ClientProxy> proxies = new ArrayList<>();
         try {
-            for (int i = 0; i < ensemble.size(); i++) {
-                proxies.add(ClientProxy.to(ensemble.connectString(i)));
-                if (i != leader) {
-                    proxies.get(i).refuse(); // so the client's first connection goes to the leader
-                }
-            }
-            String all = proxies.stream().map(ClientProxy::connectString).collect(Collectors.joining(","));
-            try (CoordClient client = connect(all, Duration.ofSeconds(10))) { // the maximum at tickTime 500 ms: elections here took 1-7 s
-                assertEquals(1, proxies.get(leader).openConnections(), "the client is on the leader");
-                proxies.forEach(ClientProxy::accept);
+            // 10 s: the maximum at tickTime 500 ms; elections here took 1-7 s
+            try (CoordClient client = connectVia(proxies, leader, Duration.ofSeconds(10))) {
                 client.curator().create().creatingParentsIfNeeded().forPath("/f7/before");
                 CoordSession session = client.session();
                 SessionEvents events = SessionEvents.attach(client);
@@ -115,17 +107,36 @@ class ForkedEnsembleTest {
         }
     }
 
+    /** A client of all members through one proxy per member, connected to member {@code first}. */
+    private static CoordClient connectVia(List<ClientProxy> proxies, int first, Duration session) throws InterruptedException {
+        for (int i = 0; i < ensemble.size(); i++) {
+            proxies.add(ClientProxy.to(ensemble.connectString(i)));
+            if (i != first) {
+                proxies.get(i).refuse(); // so the client's first connection goes to member `first`
+            }
+        }
+        String all = proxies.stream().map(ClientProxy::connectString).collect(Collectors.joining(","));
+        CoordClient client = connect(all, session);
+        assertEquals(1, proxies.get(first).openConnections(), "the client is on member " + first);
+        proxies.forEach(ClientProxy::accept);
+        return client;
+    }
+
     @Test
-    void anIsolatedLeaderStopsServingTheMajorityGoesOnAndTheHealedServerCatchesUp() throws Exception {
+    void anIsolatedLeaderStopsServingItsClientMovesTheMajorityGoesOnAndTheHealedServerCatchesUp() throws Exception {
         awaitAllServing();
         int leader = ensemble.awaitLeader(10_000);
-        try (CoordClient everywhere = connect(ensemble.connectString(), Duration.ofSeconds(10));
+        List<ClientProxy> proxies = new ArrayList<>();
+        try (CoordClient mover = connectVia(proxies, leader, Duration.ofSeconds(10));
              CoordClient minorityOnly = connect(ensemble.connectString(leader), Duration.ofSeconds(4))) {
-            everywhere.curator().create().creatingParentsIfNeeded().forPath("/f9/before");
-            CoordSession session = everywhere.session();
+            mover.curator().create().creatingParentsIfNeeded().forPath("/f9/before");
+            CoordSession session = mover.session();
+            SessionEvents moved = SessionEvents.attach(mover);
             SessionEvents minority = SessionEvents.attach(minorityOnly);
 
             long cutAt = System.nanoTime();
+            moved.mark();
+            minority.mark();
             ensemble.isolate(leader);
             try {
                 // The isolated leader still calls itself leader until it misses its followers' acks.
@@ -135,18 +146,27 @@ class ForkedEnsembleTest {
                 assertNotEquals(leader, next);
                 Duration stopped = Awaits.until("the isolated server to stop serving", Duration.ofSeconds(20),
                         () -> ensemble.mode(leader).isEmpty());
+                // The minority: a client that can reach only the isolated server is cut off.
                 minority.await(SessionEvents.Kind.SUSPENDED, Duration.ofSeconds(10));
+                // Its clients move: the one that was on it is SUSPENDED, then reconnects to a member of the majority.
+                Duration suspended = moved.await(SessionEvents.Kind.SUSPENDED, Duration.ofSeconds(10));
                 Awaits.until("a write through the majority", Duration.ofSeconds(15), () -> {
                     try {
-                        everywhere.curator().create().forPath("/f9/during");
+                        mover.curator().create().forPath("/f9/during");
                         return true;
                     } catch (Exception e) {
                         return false;
                     }
                 });
-                boolean sameSession = session.id() == everywhere.session().id();
+                long movedMs = (System.nanoTime() - cutAt) / 1_000_000;
+                assertEquals(0, proxies.get(leader).openConnections(), "the client left the isolated server");
+                assertEquals(1, proxies.stream().mapToInt(ClientProxy::openConnections).sum(), "the client is on a member of the majority");
+                assertTrue(moved.first(SessionEvents.Kind.RECONNECTED).isPresent() || moved.first(SessionEvents.Kind.NEW).isPresent(),
+                        "the client reconnected after SUSPENDED");
+                boolean sameSession = session.id() == mover.session().id();
                 System.out.printf("F9: leader %d isolated; leader %d serving after %d ms; isolated server not serving after a further %d ms;"
-                        + " client of the whole ensemble kept its session: %s%n", leader, next, electedMs, stopped.toMillis(), sameSession);
+                        + " its client SUSPENDED after %d ms and writing through the majority after %d ms, kept its session: %s%n",
+                        leader, next, electedMs, stopped.toMillis(), suspended.toMillis(), movedMs, sameSession);
                 // Keeping the session is a liveness matter: it needs the majority serving again before
                 // Curator's LOST timer (the session timeout, counted from SUSPENDED) runs out. Elections
                 // here took 1.3-7 s, and once more than 10 s; only a quick one makes it a must.
@@ -161,7 +181,69 @@ class ForkedEnsembleTest {
                 onHealed.curator().sync().forPath("/f9");
                 assertNotNull(onHealed.curator().checkExists().forPath("/f9/during"), "the healed server caught up");
             }
-            assertTrue(minority.first(SessionEvents.Kind.SUSPENDED).isPresent());
+        } finally {
+            proxies.forEach(ClientProxy::close);
+        }
+    }
+
+    @Test
+    void quorumLossPastTheSessionTimeoutEndsEverySessionAndTheRestoredQuorumServesNewOnes() throws Exception {
+        awaitAllServing();
+        Duration session = Duration.ofSeconds(2);
+        List<CoordClient> clients = new ArrayList<>();
+        List<SessionEvents> events = new ArrayList<>();
+        List<Long> oldIds = new ArrayList<>();
+        List<Integer> stopped = List.of();
+        try {
+            for (int i = 0; i < ensemble.size(); i++) {
+                CoordClient c = connect(ensemble.connectString(), session);
+                clients.add(c);
+                c.curator().create().creatingParentsIfNeeded().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL).forPath("/f8/c" + i);
+                oldIds.add(c.session().id());
+                events.add(SessionEvents.attach(c));
+            }
+            events.forEach(SessionEvents::mark);
+            long lostAt = System.nanoTime();
+            stopped = Faults.loseQuorum(ensemble);
+            assertEquals(2, stopped.size(), "2 of 3 members stopped");
+            long maxLostMs = 0;
+            for (SessionEvents e : events) {
+                e.await(SessionEvents.Kind.SUSPENDED, session.plusSeconds(3));
+                maxLostMs = Math.max(maxLostMs, e.await(SessionEvents.Kind.ENDED, session.multipliedBy(2).plusSeconds(3)).toMillis());
+            }
+            // hold the quorum loss to 2.5x the session timeout in all
+            Duration left = session.multipliedBy(5).dividedBy(2).minusNanos(System.nanoTime() - lostAt);
+            Awaits.hold(left.isNegative() ? Duration.ZERO : left);
+            for (SessionEvents e : events) {
+                assertTrue(e.first(SessionEvents.Kind.NEW).isEmpty(), "no session can start without a quorum");
+            }
+            long restoreAt = System.nanoTime();
+            Faults.restore(ensemble, stopped);
+            stopped = List.of();
+            long restoredMs = (System.nanoTime() - restoreAt) / 1_000_000;
+            for (int i = 0; i < clients.size(); i++) {
+                assertNotEquals(oldIds.get(i), Faults.awaitNewSession(clients.get(i), oldIds.get(i), Duration.ofSeconds(30)).id());
+            }
+            long newSessionsMs = (System.nanoTime() - restoreAt) / 1_000_000;
+            CoordClient c0 = clients.get(0);
+            // Nobody renews the old sessions: the restored quorum expires them (a newly elected
+            // leader re-times them from the restore first).
+            Awaits.until("the old sessions' ephemerals to go", session.plusSeconds(10), () -> {
+                try {
+                    return c0.curator().getChildren().forPath("/f8").isEmpty();
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            c0.curator().create().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL).forPath("/f8/fresh");
+            System.out.printf("F8 (forked, session %d ms): every client LOST within %d ms of stopping 2 of 3 members;"
+                    + " quorum back %d ms after the resume, every client on a new session %d ms after it%n",
+                    session.toMillis(), maxLostMs, restoredMs, newSessionsMs);
+        } finally {
+            if (!stopped.isEmpty()) {
+                Faults.restore(ensemble, stopped);
+            }
+            clients.forEach(CoordClient::close);
         }
     }
 }
