@@ -93,6 +93,7 @@ public final class ChaosSuite {
                 }
                 out.printf("CHAOS-TIME %s %.1fs%n", n, (System.nanoTime() - t0) / 1e9);
             }
+            results.add(AclAudit.run(ensemble, out)); // every node against the ACL policy, every log for the secret
         }
         return results;
     }
