@@ -52,7 +52,8 @@ final class DiscoveryChecker {
     }
 
     record Result(long registrations, long invisible, long phantoms, long stale, long maxStaleMs, long pauseVictims,
-                  long reRegistered, long notReRegistered, long slowestReRegisterMs, long notExpired, long excused, long lost) {
+                  long reRegistered, long notReRegistered, long slowestReRegisterMs, long notExpired, long excused, long lost,
+                  List<String> examples) {
         long violations() {
             return invisible + phantoms + stale + notReRegistered;
         }
@@ -81,6 +82,7 @@ final class DiscoveryChecker {
     private final Map<String, List<Long>> newSessions;
     private final Bounds b;
     private long excused;
+    private final List<String> examples = new ArrayList<>();
 
     private DiscoveryChecker(List<Op> ops, List<Poll> polls, List<HostFault> faults, Map<String, List<Long>> newSessions, Bounds b) {
         for (Op o : ops) {
@@ -122,6 +124,7 @@ final class DiscoveryChecker {
         for (Op down : downs.values()) {
             if (down.ok() && phantom(down)) {
                 phantoms++;
+                note("phantom " + down.id() + ": still listed more than " + b.phantomNanos() / 1_000_000 + " ms after its close");
             }
         }
         long stale = 0;
@@ -151,6 +154,7 @@ final class DiscoveryChecker {
                 }
                 if (late) {
                     stale++;
+                    note("stale " + up.id() + ": listed " + (lastSeen - f.startNanos()) / 1_000_000 + " ms after its host's " + f.type());
                 }
                 if (lastSeen >= 0) {
                     maxStale = Math.max(maxStale, (lastSeen - f.startNanos()) / 1_000_000);
@@ -168,6 +172,7 @@ final class DiscoveryChecker {
                         excused++;
                     } else if (reRegisterMs == NEVER) {
                         notReRegistered++;
+                        note("not re-registered " + up.id() + " after the pause of " + f.host());
                     } else {
                         reRegistered++;
                         slowest = Math.max(slowest, reRegisterMs);
@@ -179,7 +184,7 @@ final class DiscoveryChecker {
             }
         }
         return new Result(registrations, invisible, phantoms, stale, maxStale, victims, reRegistered, notReRegistered,
-                Math.max(0, slowest), notExpired, excused, lost);
+                Math.max(0, slowest), notExpired, excused, lost, List.copyOf(examples));
     }
 
     private static final long EXCUSED = Long.MIN_VALUE;
@@ -227,23 +232,49 @@ final class DiscoveryChecker {
         return NEVER;
     }
 
+    /**
+     * Listed by a poll that began by the deadline, or else by the first poll that began after it.
+     * (A listing is a read the server answered after the poll began; a controller too busy to poll
+     * only moves that read later, it never makes an instance look missing.)
+     */
     private boolean visibleInTime(Op up) {
         long deadline = extend(up.host(), up.invokeNanos(), up.ackNanos() + b.visibleNanos(), b.visibleNanos());
         Op down = downs.get(up.id());
         for (Poll p : polls) {
-            if (p.endNanos() > deadline) {
-                break;
+            if (p.startNanos() < deadline) {
+                if (p.startNanos() >= up.invokeNanos() && p.ids().contains(up.id())) {
+                    return true;
+                }
+                continue;
             }
-            if (p.startNanos() >= up.invokeNanos() && p.ids().contains(up.id())) {
+            if (p.ids().contains(up.id())) {
                 return true;
             }
+            if ((down != null && down.invokeNanos() < p.startNanos()) || firstFault(up.host(), FaultType.KILL, up.invokeNanos()) < p.startNanos()) {
+                excused++;
+                return true;
+            }
+            note("invisible " + up.id() + ": acknowledged, not listed " + (p.startNanos() - up.ackNanos()) / 1_000_000
+                    + " ms later (first listed " + firstListed(up) + ")");
+            return false;
         }
-        if ((down != null && down.invokeNanos() < deadline) || firstFault(up.host(), FaultType.KILL, up.invokeNanos()) < deadline
-                || lastPollEnd() < deadline) {
-            excused++;
-            return true;
+        excused++; // the run ended first
+        return true;
+    }
+
+    private String firstListed(Op up) {
+        for (Poll p : polls) {
+            if (p.startNanos() >= up.invokeNanos() && p.ids().contains(up.id())) {
+                return (p.startNanos() - up.ackNanos()) / 1_000_000 + " ms after the acknowledgement";
+            }
         }
-        return false;
+        return "never";
+    }
+
+    private void note(String s) {
+        if (examples.size() < 10) {
+            examples.add(s);
+        }
     }
 
     private boolean phantom(Op down) {

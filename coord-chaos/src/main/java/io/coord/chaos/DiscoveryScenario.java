@@ -56,7 +56,7 @@ final class DiscoveryScenario implements Scenario {
         controlCounts.put(FaultKind.PAUSE, p.scale(3));
         Round main = new Round(run.context("discovery"), false, counts);
         Round control = new Round(run.context("discovery-control"), true, controlCounts);
-        return Alongside.run(main::run, control::run);
+        return Alongside.run(main, control);
     }
 
     /** Roughly how long a schedule takes when its faults run back to back. */
@@ -74,7 +74,7 @@ final class DiscoveryScenario implements Scenario {
     }
 
     /** One run: the main one or the control. */
-    private static final class Round {
+    private static final class Round implements Alongside.Round {
         private final ChaosContext ctx;
         private final boolean control;
         private final Map<FaultKind, Integer> counts;
@@ -85,6 +85,8 @@ final class DiscoveryScenario implements Scenario {
         private final List<DiscoveryChecker.Poll> polls = new CopyOnWriteArrayList<>();
         private final Map<String, List<Long>> newSessions = new ConcurrentHashMap<>();
         private final AtomicLong registrations = new AtomicLong();
+        private FaultPlan plan;
+        private Thread poller;
 
         Round(ChaosContext ctx, boolean control, Map<FaultKind, Integer> counts) {
             this.ctx = ctx;
@@ -93,15 +95,20 @@ final class DiscoveryScenario implements Scenario {
             this.mode = control ? "plain" : "coord";
         }
 
-        ChaosResult run() throws InterruptedException {
-            FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
+        @Override
+        public void start() throws InterruptedException {
+            plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
             ctx.out().println("CHAOS-PLAN " + ctx.name() + " " + plan);
             for (WorkerLink w : ctx.startWorkers("discovery", HOSTS, mode)) {
                 drive(w);
             }
-            Thread poller = new Thread(this::poll, "chaos-poll-" + ctx.name());
+            poller = new Thread(this::poll, "chaos-poll-" + ctx.name());
             poller.setDaemon(true);
             poller.start();
+        }
+
+        @Override
+        public ChaosResult finish() throws InterruptedException {
             ctx.awaitFirstAck();
             FaultRunner faults = ctx.startFaults(plan, this::kill);
             long t0 = System.nanoTime();
@@ -137,6 +144,7 @@ final class DiscoveryScenario implements Scenario {
                     Awaits.scaled(Duration.ofSeconds(1)).toNanos(), session + Awaits.scaled(Duration.ofSeconds(2)).toNanos(),
                     Awaits.scaled(Duration.ofSeconds(2)).toNanos(), ChaosContext.SETTLE.toNanos());
             DiscoveryChecker.Result r = DiscoveryChecker.check(ops(h), polls, hostFaults(h), newSessions, finalIds, bounds);
+            r.examples().forEach(e -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " " + e));
             Map<String, Object> d = r.details();
             d.put("target-registrations", target);
             d.put("hosts-started", ctx.workers().size());

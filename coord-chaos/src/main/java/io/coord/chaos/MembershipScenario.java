@@ -57,11 +57,11 @@ final class MembershipScenario implements Scenario {
         controlCounts.put(FaultKind.PAUSE, p.scale(2));
         Round main = new Round(run.context("membership"), false, MEMBERS, counts);
         Round control = new Round(run.context("membership-control"), true, CONTROL_MEMBERS, controlCounts);
-        return Alongside.run(main::run, control::run);
+        return Alongside.run(main, control);
     }
 
     /** One run: the main one or the control. */
-    private static final class Round {
+    private static final class Round implements Alongside.Round {
         private final ChaosContext ctx;
         private final boolean control;
         private final int members;
@@ -73,6 +73,9 @@ final class MembershipScenario implements Scenario {
         private final List<MembershipChecker.View> views = new CopyOnWriteArrayList<>();
         private final List<MembershipChecker.Sample> samples = new CopyOnWriteArrayList<>();
         private final List<MembershipChecker.SelfEvent> self = new CopyOnWriteArrayList<>();
+        private FaultPlan plan;
+        private Group<String> observer;
+        private Thread sampler;
 
         Round(ChaosContext ctx, boolean control, int members, Map<FaultKind, Integer> counts) {
             this.ctx = ctx;
@@ -82,22 +85,28 @@ final class MembershipScenario implements Scenario {
             this.mode = control ? "naive" : "coord";
         }
 
-        ChaosResult run() throws InterruptedException {
-            FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
+        @Override
+        public void start() throws InterruptedException {
+            plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
             ctx.out().println("CHAOS-PLAN " + ctx.name() + " " + plan);
-            try (Group<String> observer = Group.open(ctx.client(), MembershipWorker.GROUP, String.class)) {
-                observer.addListener(new GroupListener<>() {
-                    @Override
-                    public void onViewChanged(GroupView<String> view) {
-                        views.add(parse(CONTROLLER, System.nanoTime(), MembershipWorker.line(view)));
-                    }
-                }, Runnable::run);
-                for (WorkerLink w : ctx.startWorkers("membership", members, mode)) {
-                    read(w);
+            observer = Group.open(ctx.client(), MembershipWorker.GROUP, String.class);
+            observer.addListener(new GroupListener<>() {
+                @Override
+                public void onViewChanged(GroupView<String> view) {
+                    views.add(parse(CONTROLLER, System.nanoTime(), MembershipWorker.line(view)));
                 }
-                Thread sampler = new Thread(this::sample, "chaos-sample-" + ctx.name());
-                sampler.setDaemon(true);
-                sampler.start();
+            }, Runnable::run);
+            for (WorkerLink w : ctx.startWorkers("membership", members, mode)) {
+                read(w);
+            }
+            sampler = new Thread(this::sample, "chaos-sample-" + ctx.name());
+            sampler.setDaemon(true);
+            sampler.start();
+        }
+
+        @Override
+        public ChaosResult finish() throws InterruptedException {
+            try (Group<String> closing = observer) {
                 ctx.awaitFirstAck();
                 FaultRunner faults = ctx.startFaults(plan, this::apply);
                 Duration bound = Awaits.scaled(DiscoveryScenario.estimate(counts, ctx.pauseLength()).multipliedBy(2).plusSeconds(60));

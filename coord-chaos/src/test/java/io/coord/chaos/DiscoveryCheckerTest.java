@@ -58,12 +58,22 @@ class DiscoveryCheckerTest {
     }
 
     @Test
-    void aRegistrationNoPollShowsWithin2sIsInvisibleAndAMissingOneAtTheEndIsLost() {
+    void aRegistrationTheFirstPollAfter2sDoesNotListIsInvisibleAndAMissingOneAtTheEndIsLost() {
         List<Op> ops = List.of(up("h1", "a", 0, 10));
         List<Poll> p = concat(List.of(polls(0, 2500, Set.of()), polls(2500, 5000, Set.of("a"))));
         Result r = check(ops, p, List.of(), Map.of(), Set.of());
         assertEquals(1, r.invisible());
         assertEquals(1, r.lost());
+        assertEquals(true, r.examples().get(0).startsWith("invisible a: acknowledged, not listed 2090 ms later"), r.examples().toString());
+    }
+
+    @Test
+    void aControllerTooBusyToPollMakesNoInstanceInvisible() {
+        List<Op> ops = List.of(up("h1", "a", 0, 10));
+        // no poll from 0.3 s to 4 s (the controller stalled); the first one after the deadline lists it
+        List<Poll> p = concat(List.of(polls(0, 300, Set.of()), polls(4000, 6000, Set.of("a"))));
+        Result r = check(ops, p, List.of(), Map.of(), Set.of("a"));
+        assertEquals(0, r.violations(), r.toString());
     }
 
     @Test
