@@ -29,7 +29,9 @@ import java.util.Set;
  * </ul>
  * A fault on the host while a deadline runs pushes the deadline to the fault's end plus
  * {@code settle} plus the bound; a deadline no poll reached (the run ended), or that a close or
- * kill of the same instance overtook, is excused, not counted.
+ * kill of the same instance overtook, is excused, not counted. A registration not listed by a poll
+ * that began by its deadline and closed before the next poll began cannot be judged: it is counted
+ * apart ({@code visibility-unjudged}), as a figure of how busy the controller's poller was.
  */
 final class DiscoveryChecker {
     enum Kind { UP, DOWN }
@@ -53,7 +55,7 @@ final class DiscoveryChecker {
 
     record Result(long registrations, long invisible, long phantoms, long stale, long maxStaleMs, long pauseVictims,
                   long reRegistered, long notReRegistered, long slowestReRegisterMs, long notExpired, long excused, long lost,
-                  List<String> examples) {
+                  long unjudged, List<String> examples) {
         long violations() {
             return invisible + phantoms + stale + notReRegistered;
         }
@@ -71,6 +73,7 @@ final class DiscoveryChecker {
             d.put("slowest-re-register-ms", slowestReRegisterMs);
             d.put("not-expired", notExpired);
             d.put("excused", excused);
+            d.put("visibility-unjudged", unjudged);
             return d;
         }
     }
@@ -82,6 +85,7 @@ final class DiscoveryChecker {
     private final Map<String, List<Long>> newSessions;
     private final Bounds b;
     private long excused;
+    private long unjudged;
     private final List<String> examples = new ArrayList<>();
 
     private DiscoveryChecker(List<Op> ops, List<Poll> polls, List<HostFault> faults, Map<String, List<Long>> newSessions, Bounds b) {
@@ -184,7 +188,7 @@ final class DiscoveryChecker {
             }
         }
         return new Result(registrations, invisible, phantoms, stale, maxStale, victims, reRegistered, notReRegistered,
-                Math.max(0, slowest), notExpired, excused, lost, List.copyOf(examples));
+                Math.max(0, slowest), notExpired, excused, lost, unjudged, List.copyOf(examples));
     }
 
     private static final long EXCUSED = Long.MIN_VALUE;
@@ -251,7 +255,7 @@ final class DiscoveryChecker {
                 return true;
             }
             if ((down != null && down.invokeNanos() < p.startNanos()) || firstFault(up.host(), FaultType.KILL, up.invokeNanos()) < p.startNanos()) {
-                excused++;
+                unjudged++; // closed (or killed) before any read after its deadline: cannot tell
                 return true;
             }
             note("invisible " + up.id() + ": acknowledged, not listed " + (p.startNanos() - up.ackNanos()) / 1_000_000
