@@ -44,12 +44,6 @@ final class DiscoveryChecker {
     record Poll(long startNanos, long endNanos, Set<String> ids) {
     }
 
-    enum FaultType { KILL, PAUSE, CUT }
-
-    /** A fault window of one host JVM. */
-    record HostFault(String host, FaultType type, long startNanos, long endNanos) {
-    }
-
     record Bounds(long visibleNanos, long phantomNanos, long staleNanos, long reRegisterNanos, long settleNanos) {
     }
 
@@ -81,14 +75,14 @@ final class DiscoveryChecker {
     private final Map<String, Op> ups = new HashMap<>();
     private final Map<String, Op> downs = new HashMap<>();
     private final List<Poll> polls;
-    private final List<HostFault> faults;
+    private final List<WorkerFault> faults;
     private final Map<String, List<Long>> newSessions;
     private final Bounds b;
     private long excused;
     private long unjudged;
     private final List<String> examples = new ArrayList<>();
 
-    private DiscoveryChecker(List<Op> ops, List<Poll> polls, List<HostFault> faults, Map<String, List<Long>> newSessions, Bounds b) {
+    private DiscoveryChecker(List<Op> ops, List<Poll> polls, List<WorkerFault> faults, Map<String, List<Long>> newSessions, Bounds b) {
         for (Op o : ops) {
             Map<String, Op> m = o.kind() == Kind.UP ? ups : downs;
             if (m.put(o.id(), o) != null) {
@@ -102,7 +96,7 @@ final class DiscoveryChecker {
         this.b = b;
     }
 
-    static Result check(List<Op> ops, List<Poll> polls, List<HostFault> faults, Map<String, List<Long>> newSessions,
+    static Result check(List<Op> ops, List<Poll> polls, List<WorkerFault> faults, Map<String, List<Long>> newSessions,
                         Set<String> finalIds, Bounds bounds) {
         return new DiscoveryChecker(ops, polls, faults, newSessions, bounds).run(finalIds);
     }
@@ -138,15 +132,15 @@ final class DiscoveryChecker {
         long notReRegistered = 0;
         long slowest = 0;
         long notExpired = 0;
-        for (HostFault f : faults) {
-            if (f.type() == FaultType.CUT) {
+        for (WorkerFault f : faults) {
+            if (f.type() == WorkerFault.Type.CUT) {
                 continue;
             }
             for (Op up : ups.values()) {
-                if (!up.host().equals(f.host()) || up.invokeNanos() >= f.startNanos() || closedBefore(up.id(), f.startNanos())) {
+                if (!up.host().equals(f.worker()) || up.invokeNanos() >= f.startNanos() || closedBefore(up.id(), f.startNanos())) {
                     continue;
                 }
-                long limit = f.type() == FaultType.KILL ? Long.MAX_VALUE : f.endNanos();
+                long limit = f.type() == WorkerFault.Type.KILL ? Long.MAX_VALUE : f.endNanos();
                 long lastSeen = -1;
                 boolean late = false;
                 for (Poll p : polls) {
@@ -164,9 +158,9 @@ final class DiscoveryChecker {
                     maxStale = Math.max(maxStale, (lastSeen - f.startNanos()) / 1_000_000);
                 }
             }
-            if (f.type() == FaultType.PAUSE) {
+            if (f.type() == WorkerFault.Type.PAUSE) {
                 for (Op up : ups.values()) {
-                    if (!up.ok() || !up.host().equals(f.host()) || up.ackNanos() >= f.startNanos() || closedInvokedBefore(up.id(), f.startNanos())) {
+                    if (!up.ok() || !up.host().equals(f.worker()) || up.ackNanos() >= f.startNanos() || closedInvokedBefore(up.id(), f.startNanos())) {
                         continue;
                     }
                     victims++;
@@ -176,7 +170,7 @@ final class DiscoveryChecker {
                         excused++;
                     } else if (reRegisterMs == NEVER) {
                         notReRegistered++;
-                        note("not re-registered " + up.id() + " after the pause of " + f.host());
+                        note("not re-registered " + up.id() + " after the pause of " + f.worker());
                     } else {
                         reRegistered++;
                         slowest = Math.max(slowest, reRegisterMs);
@@ -199,11 +193,11 @@ final class DiscoveryChecker {
      * How long after the host's new session the paused instance {@code up} was listed again (ms),
      * {@link #STILL_THERE} if no poll ever missed it, {@link #NEVER}, or {@link #EXCUSED}.
      */
-    private long reRegistration(Op up, HostFault pause) {
+    private long reRegistration(Op up, WorkerFault pause) {
         long session = newSessions.getOrDefault(up.host(), List.of()).stream().filter(t -> t > pause.startNanos())
                 .min(Long::compare).orElse(-1L);
         Op down = downs.get(up.id());
-        long killedAt = firstFault(up.host(), FaultType.KILL, pause.startNanos());
+        long killedAt = firstFault(up.host(), WorkerFault.Type.KILL, pause.startNanos());
         if (session < 0) {
             // no new session reported: a violation unless the run ended or the host died first
             if (killedAt < Long.MAX_VALUE || lastPollEnd() < pause.endNanos() + b.staleNanos() + b.reRegisterNanos()) {
@@ -254,7 +248,7 @@ final class DiscoveryChecker {
             if (p.ids().contains(up.id())) {
                 return true;
             }
-            if ((down != null && down.invokeNanos() < p.startNanos()) || firstFault(up.host(), FaultType.KILL, up.invokeNanos()) < p.startNanos()) {
+            if ((down != null && down.invokeNanos() < p.startNanos()) || firstFault(up.host(), WorkerFault.Type.KILL, up.invokeNanos()) < p.startNanos()) {
                 unjudged++; // closed (or killed) before any read after its deadline: cannot tell
                 return true;
             }
@@ -296,8 +290,8 @@ final class DiscoveryChecker {
         boolean moved = true;
         while (moved) {
             moved = false;
-            for (HostFault f : faults) {
-                if (f.host().equals(host) && f.startNanos() <= deadline && f.endNanos() >= from) {
+            for (WorkerFault f : faults) {
+                if (f.worker().equals(host) && f.startNanos() <= deadline && f.endNanos() >= from) {
                     long pushed = f.endNanos() + b.settleNanos() + bound;
                     if (pushed > deadline) {
                         deadline = pushed;
@@ -320,14 +314,14 @@ final class DiscoveryChecker {
     }
 
     private boolean killed(String host) {
-        return firstFault(host, FaultType.KILL, Long.MIN_VALUE) < Long.MAX_VALUE;
+        return firstFault(host, WorkerFault.Type.KILL, Long.MIN_VALUE) < Long.MAX_VALUE;
     }
 
     /** Start of the first fault of {@code type} on {@code host} at or after {@code from}; MAX_VALUE if none. */
-    private long firstFault(String host, FaultType type, long from) {
+    private long firstFault(String host, WorkerFault.Type type, long from) {
         long first = Long.MAX_VALUE;
-        for (HostFault f : faults) {
-            if (f.type() == type && f.host().equals(host) && f.startNanos() >= from) {
+        for (WorkerFault f : faults) {
+            if (f.type() == type && f.worker().equals(host) && f.startNanos() >= from) {
                 first = Math.min(first, f.startNanos());
             }
         }

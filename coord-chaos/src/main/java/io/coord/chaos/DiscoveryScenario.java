@@ -143,7 +143,7 @@ final class DiscoveryScenario implements Scenario {
             DiscoveryChecker.Bounds bounds = new DiscoveryChecker.Bounds(Awaits.scaled(Duration.ofSeconds(2)).toNanos(),
                     Awaits.scaled(Duration.ofSeconds(1)).toNanos(), session + Awaits.scaled(Duration.ofSeconds(2)).toNanos(),
                     Awaits.scaled(Duration.ofSeconds(2)).toNanos(), ChaosContext.SETTLE.toNanos());
-            DiscoveryChecker.Result r = DiscoveryChecker.check(ops(h), polls, hostFaults(h), newSessions, finalIds, bounds);
+            DiscoveryChecker.Result r = DiscoveryChecker.check(ops(h), polls, WorkerFault.of(h), newSessions, finalIds, bounds);
             r.examples().forEach(e -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " " + e));
             Map<String, Object> d = r.details();
             d.put("target-registrations", target);
@@ -235,17 +235,11 @@ final class DiscoveryScenario implements Scenario {
             if (f.kind() != FaultKind.KILL_BUSY) {
                 throw new IllegalStateException(ctx.name() + " has no hook for " + f.kind());
             }
-            List<WorkerLink> live = ctx.workers().stream().filter(w -> w.isAlive() && !w.isPaused()).toList();
-            if (live.isEmpty()) {
+            Optional<WorkerLink> victim = WorkerFault.pick(ctx, f.pick());
+            if (victim.isEmpty()) {
                 return false;
             }
-            WorkerLink victim = live.get(f.pick() % live.size());
-            try (History.FaultWindow window = ctx.history().fault("kill " + victim.name())) {
-                victim.kill9();
-                for (WorkerLink w : ctx.startWorkers("discovery", 1, mode)) {
-                    drive(w);
-                }
-            }
+            WorkerFault.killAndReplace(ctx, victim.get(), "discovery", this::drive, mode);
             return true;
         }
 
@@ -284,23 +278,6 @@ final class DiscoveryScenario implements Scenario {
                         o.outcome() == History.Outcome.OK ? o.completeNanos() : Long.MAX_VALUE, o.outcome() == History.Outcome.OK));
             }
             return ops;
-        }
-
-        private static List<DiscoveryChecker.HostFault> hostFaults(History h) {
-            List<DiscoveryChecker.HostFault> out = new ArrayList<>();
-            for (History.Window w : h.windows()) {
-                String[] p = w.name().split(" ");
-                DiscoveryChecker.FaultType type = switch (p[0]) {
-                    case "kill" -> DiscoveryChecker.FaultType.KILL;
-                    case "pause" -> DiscoveryChecker.FaultType.PAUSE;
-                    case "cut" -> DiscoveryChecker.FaultType.CUT;
-                    default -> null;
-                };
-                if (type != null && p.length == 2) {
-                    out.add(new DiscoveryChecker.HostFault(p[1], type, w.startNanos(), w.endNanos()));
-                }
-            }
-            return out;
         }
     }
 }

@@ -37,11 +37,6 @@ final class MembershipChecker {
     record Sample(long startNanos, long endNanos, long pzxid, Map<String, Long> members) {
     }
 
-    enum FaultType { KILL, PAUSE, FREEZE }
-
-    record MemberFault(String member, FaultType type, long startNanos, long endNanos) {
-    }
-
     enum SelfType { NODELOST, REJOINED }
 
     record SelfEvent(String member, SelfType type, long nanos) {
@@ -73,7 +68,7 @@ final class MembershipChecker {
     private MembershipChecker() {
     }
 
-    static Result check(List<View> views, List<Sample> samples, List<MemberFault> faults, List<SelfEvent> self,
+    static Result check(List<View> views, List<Sample> samples, List<WorkerFault> faults, List<SelfEvent> self,
                         Set<String> liveAtEnd, Bounds b) {
         List<View> byTime = new ArrayList<>(views);
         byTime.sort(Comparator.comparingLong(View::nanos));
@@ -164,21 +159,21 @@ final class MembershipChecker {
         long rejoined = 0;
         long notRejoined = 0;
         long slowest = 0;
-        for (MemberFault f : faults) {
-            if (f.type() == FaultType.KILL) {
-                continue;
+        for (WorkerFault f : faults) {
+            if (f.type() != WorkerFault.Type.PAUSE && f.type() != WorkerFault.Type.FREEZE) {
+                continue; // only these outlast the session: a kill leaves nobody to rejoin, a cut keeps the session
             }
             long deadline = f.endNanos() + b.rejoinNanos();
-            long killed = faults.stream().filter(k -> k.type() == FaultType.KILL && k.member().equals(f.member())
-                    && k.startNanos() >= f.startNanos()).mapToLong(MemberFault::startNanos).min().orElse(Long.MAX_VALUE);
+            long killed = faults.stream().filter(k -> k.type() == WorkerFault.Type.KILL && k.worker().equals(f.worker())
+                    && k.startNanos() >= f.startNanos()).mapToLong(WorkerFault::startNanos).min().orElse(Long.MAX_VALUE);
             long lastTruth = truth.isEmpty() ? Long.MIN_VALUE : truth.get(truth.size() - 1).endNanos();
             if (killed < deadline || lastTruth < deadline) {
                 continue; // excused: the member died, or the run ended first
             }
             selfFaults++;
-            long lostAt = self.stream().filter(x -> x.member().equals(f.member()) && x.type() == SelfType.NODELOST
+            long lostAt = self.stream().filter(x -> x.member().equals(f.worker()) && x.type() == SelfType.NODELOST
                     && x.nanos() > f.startNanos()).mapToLong(SelfEvent::nanos).min().orElse(Long.MAX_VALUE);
-            long back = self.stream().filter(x -> x.member().equals(f.member()) && x.type() == SelfType.REJOINED
+            long back = self.stream().filter(x -> x.member().equals(f.worker()) && x.type() == SelfType.REJOINED
                     && x.nanos() > lostAt).mapToLong(SelfEvent::nanos).min().orElse(Long.MAX_VALUE);
             if (lostAt == Long.MAX_VALUE || back > deadline) {
                 notRejoined++;
@@ -216,12 +211,12 @@ final class MembershipChecker {
     }
 
     /** An observer is held to the group unless it is dead, or in (or just out of) a fault window. */
-    private static boolean eligible(String observer, long t, List<MemberFault> faults, Bounds b) {
-        for (MemberFault f : faults) {
-            if (!f.member().equals(observer)) {
+    private static boolean eligible(String observer, long t, List<WorkerFault> faults, Bounds b) {
+        for (WorkerFault f : faults) {
+            if (!f.worker().equals(observer)) {
                 continue;
             }
-            if (f.type() == FaultType.KILL && f.startNanos() <= t) {
+            if (f.type() == WorkerFault.Type.KILL && f.startNanos() <= t) {
                 return false;
             }
             if (f.startNanos() <= t && f.endNanos() + b.settleNanos() + b.quietNanos() >= t) {

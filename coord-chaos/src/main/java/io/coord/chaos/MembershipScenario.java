@@ -133,7 +133,7 @@ final class MembershipScenario implements Scenario {
                 Set<String> live = ctx.workers().stream().filter(WorkerLink::isAlive).map(WorkerLink::name).collect(Collectors.toSet());
                 MembershipChecker.Bounds bounds = new MembershipChecker.Bounds(Awaits.scaled(Duration.ofSeconds(2)).toNanos(),
                         ChaosContext.SETTLE.toNanos(), ctx.negotiatedSession().toNanos() + Awaits.scaled(Duration.ofSeconds(5)).toNanos());
-                MembershipChecker.Result r = MembershipChecker.check(views, samples, faults(h), self, live, bounds);
+                MembershipChecker.Result r = MembershipChecker.check(views, samples, WorkerFault.of(h), self, live, bounds);
                 Map<String, Object> d = r.details();
                 d.put("members-started", ctx.workers().size());
                 d.put("views", views.size());
@@ -226,19 +226,14 @@ final class MembershipScenario implements Scenario {
 
         /** KILL_BUSY: kill -9 of a member, then a new member joins in its place. FREEZE: its proxy black-holes past the session. */
         private boolean apply(FaultPlan.Fault f, Duration bound) throws InterruptedException {
-            List<WorkerLink> live = ctx.workers().stream().filter(w -> w.isAlive() && !w.isPaused()).toList();
-            if (live.isEmpty()) {
+            Optional<WorkerLink> picked = WorkerFault.pick(ctx, f.pick());
+            if (picked.isEmpty()) {
                 return false;
             }
-            WorkerLink victim = live.get(f.pick() % live.size());
+            WorkerLink victim = picked.get();
             switch (f.kind()) {
                 case KILL_BUSY -> {
-                    try (History.FaultWindow window = ctx.history().fault("kill " + victim.name())) {
-                        victim.kill9();
-                        for (WorkerLink w : ctx.startWorkers("membership", 1, mode)) {
-                            read(w);
-                        }
-                    }
+                    WorkerFault.killAndReplace(ctx, victim, "membership", this::read, mode);
                     return true;
                 }
                 case FREEZE -> {
@@ -254,23 +249,6 @@ final class MembershipScenario implements Scenario {
                 }
                 default -> throw new IllegalStateException(ctx.name() + " has no hook for " + f.kind());
             }
-        }
-
-        private static List<MembershipChecker.MemberFault> faults(History h) {
-            List<MembershipChecker.MemberFault> out = new ArrayList<>();
-            for (History.Window w : h.windows()) {
-                String[] p = w.name().split(" ");
-                MembershipChecker.FaultType type = switch (p[0]) {
-                    case "kill" -> MembershipChecker.FaultType.KILL;
-                    case "pause" -> MembershipChecker.FaultType.PAUSE;
-                    case "freeze" -> MembershipChecker.FaultType.FREEZE;
-                    default -> null;
-                };
-                if (type != null && p.length == 2) {
-                    out.add(new MembershipChecker.MemberFault(p[1], type, w.startNanos(), w.endNanos()));
-                }
-            }
-            return out;
         }
     }
 }

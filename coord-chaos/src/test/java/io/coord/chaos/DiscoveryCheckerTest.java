@@ -2,8 +2,6 @@ package io.coord.chaos;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.coord.chaos.DiscoveryChecker.FaultType;
-import io.coord.chaos.DiscoveryChecker.HostFault;
 import io.coord.chaos.DiscoveryChecker.Kind;
 import io.coord.chaos.DiscoveryChecker.Op;
 import io.coord.chaos.DiscoveryChecker.Poll;
@@ -43,7 +41,7 @@ class DiscoveryCheckerTest {
         return all;
     }
 
-    private static Result check(List<Op> ops, List<Poll> polls, List<HostFault> faults, Map<String, List<Long>> sessions, Set<String> last) {
+    private static Result check(List<Op> ops, List<Poll> polls, List<WorkerFault> faults, Map<String, List<Long>> sessions, Set<String> last) {
         return DiscoveryChecker.check(ops, polls, faults, sessions, last, BOUNDS);
     }
 
@@ -82,14 +80,14 @@ class DiscoveryCheckerTest {
         List<Poll> p = concat(List.of(polls(0, 2500, Set.of("a")), polls(2500, 6000, Set.of())));
         assertEquals(1, check(ops, p, List.of(), Map.of(), Set.of()).phantoms());
         // the host was cut off from 900 to 1900 ms: the delete may wait for the reconnect (+1 s settle +1 s)
-        List<HostFault> cut = List.of(new HostFault("h1", FaultType.CUT, 900 * MS, 1900 * MS));
+        List<WorkerFault> cut = List.of(new WorkerFault("h1", WorkerFault.Type.CUT, 900 * MS, 1900 * MS));
         assertEquals(0, check(ops, p, cut, Map.of(), Set.of()).phantoms());
     }
 
     @Test
     void anInstanceOfAKilledHostListedLaterThanSessionPlus2sIsStale() {
         List<Op> ops = List.of(up("h1", "a", 0, 10));
-        List<HostFault> kill = List.of(new HostFault("h1", FaultType.KILL, 1000 * MS, 1500 * MS));
+        List<WorkerFault> kill = List.of(new WorkerFault("h1", WorkerFault.Type.KILL, 1000 * MS, 1500 * MS));
         List<Poll> inTime = concat(List.of(polls(0, 3500, Set.of("a")), polls(3500, 8000, Set.of())));
         Result ok = check(ops, inTime, kill, Map.of(), Set.of());
         assertEquals(0, ok.stale(), ok.toString());
@@ -104,7 +102,7 @@ class DiscoveryCheckerTest {
     @Test
     void aPausedInstanceMustGoAndComeBackWithin2sOfItsHostsNewSession() {
         List<Op> ops = List.of(up("h1", "a", 0, 10));
-        List<HostFault> pause = List.of(new HostFault("h1", FaultType.PAUSE, 1000 * MS, 6000 * MS));
+        List<WorkerFault> pause = List.of(new WorkerFault("h1", WorkerFault.Type.PAUSE, 1000 * MS, 6000 * MS));
         Map<String, List<Long>> sessions = Map.of("h1", List.of(6500 * MS));
         // gone at 3.5 s (expiry), back at 7 s: 0.5 s after the new session
         List<Poll> back = concat(List.of(polls(0, 3500, Set.of("a")), polls(3500, 7000, Set.of()), polls(7000, 12000, Set.of("a"))));
@@ -129,13 +127,13 @@ class DiscoveryCheckerTest {
 
     @Test
     void aPausedInstanceClosedBeforeItsDeadlineOrOnAHostKilledMeanwhileIsExcusedNotCounted() {
-        List<HostFault> pause = List.of(new HostFault("h1", FaultType.PAUSE, 1000 * MS, 6000 * MS));
+        List<WorkerFault> pause = List.of(new WorkerFault("h1", WorkerFault.Type.PAUSE, 1000 * MS, 6000 * MS));
         Map<String, List<Long>> sessions = Map.of("h1", List.of(6500 * MS));
         List<Poll> never = concat(List.of(polls(0, 3500, Set.of("a")), polls(3500, 12000, Set.of())));
         Result closed = check(List.of(up("h1", "a", 0, 10), down("h1", "a", 6200, 6600)), never, pause, sessions, Set.of());
         assertEquals(0, closed.violations(), closed.toString());
         assertEquals(0, closed.pauseVictims());
-        List<HostFault> pauseThenKill = List.of(pause.get(0), new HostFault("h1", FaultType.KILL, 7000 * MS, 7100 * MS));
+        List<WorkerFault> pauseThenKill = List.of(pause.get(0), new WorkerFault("h1", WorkerFault.Type.KILL, 7000 * MS, 7100 * MS));
         Result killed = check(List.of(up("h1", "a", 0, 10)), never, pauseThenKill, sessions, Set.of());
         assertEquals(0, killed.violations(), killed.toString());
     }

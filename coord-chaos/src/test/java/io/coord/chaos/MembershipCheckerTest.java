@@ -2,8 +2,6 @@ package io.coord.chaos;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.coord.chaos.MembershipChecker.FaultType;
-import io.coord.chaos.MembershipChecker.MemberFault;
 import io.coord.chaos.MembershipChecker.Result;
 import io.coord.chaos.MembershipChecker.Sample;
 import io.coord.chaos.MembershipChecker.SelfEvent;
@@ -42,7 +40,7 @@ class MembershipCheckerTest {
         return all;
     }
 
-    private static Result check(List<View> views, List<Sample> truth, List<MemberFault> faults, List<SelfEvent> self) {
+    private static Result check(List<View> views, List<Sample> truth, List<WorkerFault> faults, List<SelfEvent> self) {
         return MembershipChecker.check(views, truth, faults, self, Set.of("b"), BOUNDS);
     }
 
@@ -51,7 +49,7 @@ class MembershipCheckerTest {
         List<Sample> t = concat(truth(0, 5000, 2, AB), truth(5000, 10000, 3, B));
         List<View> v = List.of(view("a", 100, 2, AB), view("b", 100, 2, AB), view("b", 5300, 3, B), view("c", 100, 2, AB),
                 view("c", 5200, 3, B));
-        Result r = check(v, t, List.of(new MemberFault("a", FaultType.KILL, 4900 * MS, 5000 * MS)), List.of());
+        Result r = check(v, t, List.of(new WorkerFault("a", WorkerFault.Type.KILL, 4900 * MS, 5000 * MS)), List.of());
         assertEquals(0, r.violations(), r.toString());
         assertEquals(0, r.lost());
         assertEquals(true, r.quietSamples() > 20, r.toString());
@@ -63,7 +61,7 @@ class MembershipCheckerTest {
         List<View> v = List.of(view("b", 100, 2, AB), view("c", 100, 2, AB), view("c", 5200, 3, B));
         assertEquals(1, check(v, t, List.of(), List.of()).divergent());
         // the same stale observer, paused until 9 s: not held to the group while it cannot act
-        List<MemberFault> paused = List.of(new MemberFault("b", FaultType.PAUSE, 4000 * MS, 9000 * MS));
+        List<WorkerFault> paused = List.of(new WorkerFault("b", WorkerFault.Type.PAUSE, 4000 * MS, 9000 * MS));
         assertEquals(0, check(v, t, paused, List.of()).divergent());
     }
 
@@ -88,7 +86,7 @@ class MembershipCheckerTest {
     @Test
     void aPausedMemberMustSeeItsNodeLostAndRejoinInTime() {
         List<Sample> t = truth(0, 20000, 2, AB);
-        List<MemberFault> pause = List.of(new MemberFault("b", FaultType.PAUSE, 1000 * MS, 6000 * MS));
+        List<WorkerFault> pause = List.of(new WorkerFault("b", WorkerFault.Type.PAUSE, 1000 * MS, 6000 * MS));
         Result ok = check(List.of(), t, pause, List.of(new SelfEvent("b", SelfType.NODELOST, 6100 * MS),
                 new SelfEvent("b", SelfType.REJOINED, 6400 * MS)));
         assertEquals(0, ok.violations(), ok.toString());
