@@ -249,11 +249,15 @@ final class DiscoveryScenario implements Scenario {
                     long start = System.nanoTime();
                     Set<String> ids = list();
                     polls.add(new DiscoveryChecker.Poll(start, System.nanoTime(), ids));
-                    Thread.sleep(POLL.toMillis());
                 } catch (InterruptedException e) {
                     return;
                 } catch (RuntimeException e) {
                     // the controller's own connection hiccuped: this poll is missing, the next one counts
+                }
+                try {
+                    Thread.sleep(POLL.toMillis());
+                } catch (InterruptedException e) {
+                    return;
                 }
             }
         }

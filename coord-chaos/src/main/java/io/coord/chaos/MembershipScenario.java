@@ -212,14 +212,18 @@ final class MembershipScenario implements Scenario {
                     if (consistent) {
                         samples.add(new MembershipChecker.Sample(start, System.nanoTime(), parent.getPzxid(), m));
                     }
-                    Thread.sleep(SAMPLE.toMillis());
                 } catch (InterruptedException e) {
                     h.info(e);
                     return;
                 } catch (KeeperException.NoNodeException e) {
-                    h.ok(0L); // no member ever joined yet
+                    h.ok(0L); // no member joined yet
                 } catch (Exception e) {
                     h.info(e);
+                }
+                try {
+                    Thread.sleep(SAMPLE.toMillis());
+                } catch (InterruptedException e) {
+                    return;
                 }
             }
         }
