@@ -257,7 +257,7 @@ public final class ChaosContext implements AutoCloseable {
     /** The controller's own client, directly at the ensemble (no proxy, no faults), in this namespace. */
     public synchronized CoordClient client() throws InterruptedException {
         if (client == null) {
-            client = CoordClient.connect(CoordSettings.builder().connectString(ensemble.connectString()).namespace(namespace())
+            client = CoordClient.connect(ChaosAcl.secured(CoordSettings.builder()).connectString(ensemble.connectString()).namespace(namespace())
                     .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(30)).build());
         }
         return client;

@@ -113,6 +113,7 @@ public final class ChaosSuite {
                 run.printTimes();
                 out.printf("CHAOS-TIME %s total %.1fs%n", n, (System.nanoTime() - t0) / 1e9);
             }
+            results.add(AclAudit.run(ensemble, out)); // every node against the ACL policy, every log for the secret
         }
         return results;
     }

@@ -36,7 +36,7 @@ public final class ChaosWorker {
             System.exit(2);
         }
         WorkerIo io = new WorkerIo();
-        CoordSettings settings = CoordSettings.builder().connectString(args[1]).namespace(args[2])
+        CoordSettings settings = ChaosAcl.secured(CoordSettings.builder()).connectString(args[1]).namespace(args[2])
                 .sessionTimeout(Duration.ofMillis(Long.parseLong(args[3])))
                 .connectionTimeout(Duration.ofSeconds(15)).build();
         int code = 0;

@@ -17,6 +17,8 @@ public enum FaultKind {
     PAUSE,
     /** F4 (hard form): the worker's proxy refuses connections for 1 s, open ones are reset. */
     CUT,
+    /** F5: black-hole partition of one worker (its proxy freezes for 2.5x the session timeout); the scenario applies it. */
+    FREEZE,
     /** F1 on the worker that holds the lock right now, between grant and its first write. */
     PAUSE_HOLDER,
     /** F1 on the worker that leads right now. */

@@ -20,7 +20,9 @@ public final class Scenarios {
             new Entry("naming", NamingScenario::new, NamingWorker::new),
             new Entry("queue", QueueScenario::new, QueueWorker::new),
             new Entry("barrier", BarrierScenario::new, BarrierMember::new),
-            new Entry("config", ConfigScenario::new, ConfigReader::new));
+            new Entry("config", ConfigScenario::new, ConfigReader::new),
+            new Entry("discovery", DiscoveryScenario::new, DiscoveryWorker::new),
+            new Entry("membership", MembershipScenario::new, MembershipWorker::new));
 
     private Scenarios() {
     }

@@ -200,6 +200,7 @@ public final class WorkerLink implements AutoCloseable {
             // killed below
         }
         closed = true;
+        AclAudit.scanWorkerLog(name, jvm.stderr()); // before the harness deletes the log
         jvm.close();
         proxy.close();
     }

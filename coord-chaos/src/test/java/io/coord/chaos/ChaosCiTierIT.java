@@ -225,4 +225,61 @@ class ChaosCiTierIT {
         List<String> failed = results.values().stream().filter(r -> !r.passed()).map(ChaosResult::detailLine).collect(Collectors.toList());
         assertFalse(!failed.isEmpty(), "failed: " + failed);
     }
+
+    // --- discovery, membership and the closing ACL audit (self-contained) ---
+
+    @Test
+    void discoveryShowsRegisteredInstancesLeavesNoPhantomDropsKilledOnesInTimeAndReRegistersEveryPausedOne() {
+        ChaosResult r = result("discovery");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("invisible"), r.detailLine());
+        assertEquals(0L, r.details().get("phantoms"), r.detailLine());
+        assertEquals(0L, r.details().get("stale"), r.detailLine());
+        assertEquals(0L, r.details().get("not-re-registered"), r.detailLine());
+        assertTrue((Long) r.details().get("max-stale-ms") <= (Long) r.details().get("stale-bound-ms"), r.detailLine());
+        assertTrue((Long) r.details().get("pause-victims") >= 1, "the pauses must have hit registered instances: " + r.detailLine());
+        assertEquals(r.details().get("pause-victims"), r.details().get("re-registered"), "100 % re-registration: " + r.detailLine());
+        assertTrue((Long) r.details().get("registrations") >= (Long) r.details().get("target-registrations"), r.detailLine());
+    }
+
+    @Test
+    void discoveryControlWithoutReRegistrationLosesAPausedInstance() {
+        ChaosResult c = result("discovery-control");
+        assertFaultsAsScheduled(c);
+        assertTrue(c.control());
+        assertTrue(c.violations() >= 1, "the plain registration must show a violation: " + c.detailLine());
+        assertTrue((Long) c.details().get("not-re-registered") >= 1, "a paused instance must never come back: " + c.detailLine());
+    }
+
+    @Test
+    void aclAuditFindsEveryNodeInsideThePolicyAndTheTestSecretInNoLog() {
+        ChaosResult a = results.get("acl-audit");
+        assertTrue(a != null, "the suite ran no ACL audit: " + results.keySet());
+        assertTrue(a.ops() > 0, "the audit walked no node: " + a.detailLine());
+        assertEquals(0, a.details().get("outside-policy"), a.detailLine());
+        assertEquals(0, a.details().get("secret-hits"), a.detailLine());
+        assertTrue((Integer) a.details().get("logs-scanned") > 0, "the audit searched no log: " + a.detailLine());
+        assertTrue(a.passed(), a.detailLine());
+    }
+
+    @Test
+    void membershipViewsConvergeNeverGoBackNeverResurrectAMemberAndAPausedMemberRejoins() {
+        ChaosResult r = result("membership");
+        assertSafeAndProgressing(r);
+        assertEquals(0L, r.details().get("divergent"), r.detailLine());
+        assertEquals(0L, r.details().get("regressions"), r.detailLine());
+        assertEquals(0L, r.details().get("resurrected"), r.detailLine());
+        assertEquals(0L, r.details().get("not-rejoined"), r.detailLine());
+        assertTrue((Long) r.details().get("quiet-samples") >= 1, "views were never compared after a quiet spell: " + r.detailLine());
+        assertTrue((Long) r.details().get("rejoined") >= 1, "a paused or partitioned member must have rejoined: " + r.detailLine());
+    }
+
+    @Test
+    void membershipControlWithANaiveViewShowsADivergentView() {
+        ChaosResult c = result("membership-control");
+        assertFaultsAsScheduled(c);
+        assertTrue(c.control());
+        assertTrue(c.violations() >= 1, "the naive view must show a violation: " + c.detailLine());
+        assertTrue((Long) c.details().get("divergent") >= 1, "a naive view must freeze after an expiry: " + c.detailLine());
+    }
 }
