@@ -2,6 +2,8 @@ package io.coord.queue;
 
 import io.coord.CoordClient;
 import io.coord.CoordSettings;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,6 +20,7 @@ import org.apache.zookeeper.ZooKeeper;
  * with a completion record ({@code /records/<task>-<seq>}, created in the completion transaction,
  * so a second accepted completion of a task would show as a second record). Prints
  * {@code SESSION id password timeout} for every session it gets, so the controller can expire it.
+ * On {@code STOP} it closes its worker, prints {@code BYE} and exits.
  *
  * <p>Arguments: connect string, namespace, queue name, work milliseconds.
  */
@@ -67,11 +70,14 @@ public final class ConsumerMain {
             out.println("DONE " + task + " " + claim.token().value());
         });
         out.println("READY");
-        // Runs until killed; stdin closing (the controller went away) also ends it.
-        while (System.in.read() >= 0) {
-            // ignore input
+        // Runs until killed, or until told to STOP (or stdin closes: the controller went away).
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line = in.readLine(); line != null && !line.equals("STOP"); line = in.readLine()) {
+            // ignore other input
         }
         worker.close();
+        // Everything the worker printed comes before this line, so a controller reading up to it has all of it.
+        out.println("BYE");
         queue.close();
         client.close();
     }
