@@ -234,7 +234,7 @@ class QueueFaultIT {
         // harness could have read names A, which was already complete.
         assertEquals(List.of(new SessionTwin.Claim(b, completionZxid)), held);
         long expired = System.nanoTime();
-        TaskClaim<Job> again = queue.claim(Duration.ofSeconds(15)).orElseThrow(() -> new AssertionError("B never came back"));
+        TaskClaim<Job> again = queue.claim(Awaits.scaled(Duration.ofSeconds(15))).orElseThrow(() -> new AssertionError("B never came back"));
         assertEquals(ids.get(1), again.id());
         assertTrue(again.token().value() > completionZxid, "B's new claim is newer than the expired one");
         again.complete();
@@ -261,7 +261,7 @@ class QueueFaultIT {
         stale.pause();
         try {
             // Its session (2 s) expires on the server while it is stopped; its claim node goes with it.
-            TaskClaim<Job> fresh = queue.claim(Duration.ofSeconds(15)).orElseThrow(
+            TaskClaim<Job> fresh = queue.claim(Awaits.scaled(Duration.ofSeconds(15))).orElseThrow(
                     () -> new AssertionError("the paused consumer's task never came back"));
             assertEquals(id, fresh.id());
             assertTrue(fresh.token().value() > staleToken, "the new claim's token is higher");
@@ -352,7 +352,9 @@ class QueueFaultIT {
         return ZK.track(ChildJvm.start(ConsumerMain.class.getName(), ZK.ensemble().connectString(), ZK.namespace(), "jobs", workMs));
     }
 
+    /** The next line of {@code kind} from {@code child}, within {@code budget} (scaled). */
     private static String awaitLine(ChildJvm child, String kind, Duration budget) {
+        budget = Awaits.scaled(budget);
         long deadline = System.nanoTime() + budget.toNanos();
         while (System.nanoTime() < deadline) {
             Optional<String> line = child.readLine(Duration.ofMillis(100));
