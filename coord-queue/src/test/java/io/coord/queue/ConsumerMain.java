@@ -61,11 +61,12 @@ public final class ConsumerMain {
             } catch (ClaimLostException lost) {
                 out.println("LOST " + task + " " + claim.token().value());
                 throw lost;
-            } catch (RuntimeException indeterminate) {
+            } catch (RuntimeException failure) {
                 // e.g. ConnectionLostException under load: the completion may or may not have
-                // committed; if it did not, the task runs again elsewhere — an explained repeat.
-                out.println("ABORT " + task + " " + claim.token().value() + " " + indeterminate.getClass().getSimpleName());
-                throw indeterminate;
+                // committed; if it did not, the task runs again elsewhere. The controller decides
+                // from the exception's name whether that explains a repeat.
+                out.println("ABORT " + task + " " + claim.token().value() + " " + failure.getClass().getSimpleName());
+                throw failure;
             }
             out.println("DONE " + task + " " + claim.token().value());
         });
