@@ -22,7 +22,8 @@ import org.apache.zookeeper.ZooKeeper;
  * {@code SESSION id password timeout} for every session it gets, so the controller can expire it.
  * On {@code STOP} it closes its worker, prints {@code BYE} and exits.
  *
- * <p>Arguments: connect string, namespace, queue name, work milliseconds.
+ * <p>Arguments: connect string, namespace, queue name, work milliseconds, and optionally the
+ * session timeout in milliseconds (default 2000: short, so a killed consumer's claims come back soon).
  */
 public final class ConsumerMain {
     private ConsumerMain() {
@@ -33,9 +34,10 @@ public final class ConsumerMain {
         String namespace = args[1];
         String queueName = args[2];
         int workMs = Integer.parseInt(args[3]);
+        Duration session = Duration.ofMillis(args.length > 4 ? Long.parseLong(args[4]) : 2000);
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(connect).namespace(namespace)
-                .sessionTimeout(Duration.ofSeconds(2)).connectionTimeout(Duration.ofSeconds(10)).build());
+                .sessionTimeout(session).connectionTimeout(Duration.ofSeconds(10)).build());
         printSession(client, out);
         client.onNewSession(s -> printSession(client, out), Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "session-printer");

@@ -51,10 +51,9 @@ class QueueFaultIT {
 
     @Test
     void everyTaskIsCompletedExactlyOnceWhileConsumersAreKilledAndExpiredMidTask() throws Exception {
-        CoordClient client = ZK.client();
-        CuratorFramework curator = client.curator();
-        curator.create().creatingParentsIfNeeded().forPath("/records");
-        TaskQueue<Job> queue = ZK.queue(client, "jobs", Job.class, QueueOptions.defaults());
+        Fixture f = fixture();
+        CuratorFramework curator = f.curator();
+        TaskQueue<Job> queue = f.queue();
         List<TaskId> ids = new ArrayList<>();
         List<Job> batch = new ArrayList<>();
         for (int i = 0; i < TASKS; i++) {
@@ -213,12 +212,12 @@ class QueueFaultIT {
      */
     @Test
     void aCompletionClaimsTheNextTaskInItsTransactionSoTheFaultInterruptsATaskNotYetReported() throws Exception {
-        CoordClient client = ZK.client();
-        CuratorFramework curator = client.curator();
-        curator.create().creatingParentsIfNeeded().forPath("/records");
-        TaskQueue<Job> queue = ZK.queue(client, "jobs", Job.class, QueueOptions.defaults());
+        Fixture f = fixture();
+        CuratorFramework curator = f.curator();
+        TaskQueue<Job> queue = f.queue();
         List<TaskId> ids = queue.enqueueAll(List.of(new Job("a", 0), new Job("b", 1)));
-        ChildJvm child = consumer("3000");
+        // A session the server keeps through a loaded machine's stalls: this test ends it itself.
+        ChildJvm child = consumer("3000", Duration.ofSeconds(10));
         SessionTwin.Credentials session = Booking.credentials(awaitLine(child, "SESSION", Duration.ofSeconds(30)));
         String startA = awaitLine(child, "START", Duration.ofSeconds(30));
         assertTrue(startA.contains(ids.get(0).name()), startA);
@@ -254,10 +253,9 @@ class QueueFaultIT {
 
     @Test
     void aConsumerPausedPastItsSessionCannotCompleteAndTheReclaimerCompletesOnce() throws Exception {
-        CoordClient client = ZK.client();
-        CuratorFramework curator = client.curator();
-        curator.create().creatingParentsIfNeeded().forPath("/records");
-        TaskQueue<Job> queue = ZK.queue(client, "jobs", Job.class, QueueOptions.defaults());
+        Fixture f = fixture();
+        CuratorFramework curator = f.curator();
+        TaskQueue<Job> queue = f.queue();
         TaskId id = queue.enqueue(new Job("slow", 0));
         ChildJvm stale = consumer("4000");
         String started = awaitLine(stale, "START", Duration.ofSeconds(30));
@@ -281,6 +279,16 @@ class QueueFaultIT {
         assertEquals(1, records.size(), "exactly one completion record: " + records);
         assertEquals(Optional.empty(), queue.claim(Duration.ofMillis(200)).map(TaskClaim::id));
         assertTrue(queue.deadLetters().isEmpty());
+    }
+
+    /** This test's client, the {@code /records} directory, and the queue "jobs" on that client. */
+    private record Fixture(CuratorFramework curator, TaskQueue<Job> queue) {
+    }
+
+    private static Fixture fixture() throws Exception {
+        CoordClient client = ZK.client();
+        client.curator().create().creatingParentsIfNeeded().forPath("/records");
+        return new Fixture(client.curator(), ZK.queue(client, "jobs", Job.class, QueueOptions.defaults()));
     }
 
     /**
@@ -387,7 +395,12 @@ class QueueFaultIT {
 
     /** A consumer in a child JVM (see {@link ConsumerMain}), closed after the test. */
     private static ChildJvm consumer(String workMs) {
-        return ZK.track(ChildJvm.start(ConsumerMain.class.getName(), ZK.ensemble().connectString(), ZK.namespace(), "jobs", workMs));
+        return consumer(workMs, Duration.ofSeconds(2));
+    }
+
+    private static ChildJvm consumer(String workMs, Duration session) {
+        return ZK.track(ChildJvm.start(ConsumerMain.class.getName(), ZK.ensemble().connectString(), ZK.namespace(), "jobs", workMs,
+                Long.toString(session.toMillis())));
     }
 
     /** The next line of {@code kind} from {@code child}, within {@code budget} (scaled). */
