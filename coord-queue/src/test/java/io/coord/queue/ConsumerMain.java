@@ -37,7 +37,7 @@ public final class ConsumerMain {
         Duration session = Duration.ofMillis(args.length > 4 ? Long.parseLong(args[4]) : 2000);
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(connect).namespace(namespace)
-                .sessionTimeout(session).connectionTimeout(Duration.ofSeconds(10)).build());
+                .sessionTimeout(session).connectionTimeout(Duration.ofSeconds(30)).build()); // a loaded machine connects slowly
         printSession(client, out);
         client.onNewSession(s -> printSession(client, out), Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "session-printer");

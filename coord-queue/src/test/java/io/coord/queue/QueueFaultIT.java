@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -139,6 +140,9 @@ class QueueFaultIT {
                 }
                 if (System.nanoTime() - lastCheck > 200_000_000L) {
                     lastCheck = System.nanoTime();
+                    for (int i = reapExited(children, book); i > 0; i--) {
+                        children.put(nextId++, consumer("12"));
+                    }
                     if (remaining(curator) == 0) {
                         break;
                     }
@@ -147,6 +151,7 @@ class QueueFaultIT {
             assertEquals(FAULTS.length(), applied, "every scheduled fault was applied");
             // Every line every consumer printed is booked: an expired victim may report what it lost
             // only after the queue is empty.
+            reapExited(children, book);
             for (Map.Entry<Integer, ChildJvm> c : children.entrySet()) {
                 c.getValue().send("STOP");
             }
@@ -281,6 +286,26 @@ class QueueFaultIT {
         assertTrue(queue.deadLetters().isEmpty());
     }
 
+    /**
+     * Removes (and books the output of) consumers that exited on their own. One that never got as
+     * far as {@code READY} (e.g. it could not connect in time on a loaded machine) held nothing and
+     * is replaced; one that was working must not die: that fails the test, with its log.
+     *
+     * @return how many were removed
+     */
+    private static int reapExited(Map<Integer, ChildJvm> children, Booking book) {
+        List<Integer> gone = children.entrySet().stream().filter(c -> !c.getValue().isAlive()).map(Map.Entry::getKey).toList();
+        for (int child : gone) {
+            ChildJvm jvm = children.remove(child);
+            book.drain(child, jvm);
+            String why = "consumer " + child + " (" + jvm + ") exited on its own" + jvm.stderrTail();
+            assertTrue(!book.ready.contains(child), why);
+            System.out.println(why + "\nIt never started working; starting another.");
+            jvm.close();
+        }
+        return gone.size();
+    }
+
     /** This test's client, the {@code /records} directory, and the queue "jobs" on that client. */
     private record Fixture(CuratorFramework curator, TaskQueue<Job> queue) {
     }
@@ -304,6 +329,7 @@ class QueueFaultIT {
         final Map<String, List<Long>> starts = new TreeMap<>();
         final Map<String, Integer> dones = new TreeMap<>();
         final Map<SessionTwin.Claim, String> interrupted = new LinkedHashMap<>();
+        final Set<Integer> ready = new HashSet<>();
         final Map<Integer, Integer> sessionCount = new HashMap<>();
         final Map<SessionTwin.Claim, Integer> lostAt = new HashMap<>();
         /** Completions that failed for a reason that is no fault (they explain no repeat). */
@@ -318,6 +344,7 @@ class QueueFaultIT {
                     sessionCount.merge(child, 1, Integer::sum);
                 }
                 case "START" -> starts.computeIfAbsent(f[1], t -> new ArrayList<>()).add(Long.parseLong(f[2]));
+                case "READY" -> ready.add(child);
                 case "DONE" -> dones.merge(f[1], 1, Integer::sum);
                 // the server refused the completion: the claim was gone (see explains)
                 case "LOST" -> {
