@@ -77,13 +77,23 @@ class QueueFaultIT {
             for (int i = 0; i < CONSUMERS; i++) {
                 children.put(nextId++, consumer("12"));
             }
-            Duration budget = Awaits.scaled(Duration.ofSeconds(150));
+            // Two bounds: the run must keep moving (a completion at least every 60 s) and end within
+            // 10 minutes. Slow is not wrong: about 30 s on a quiet machine, over 150 s on a heavily loaded one.
+            Duration stall = Awaits.scaled(Duration.ofSeconds(60));
+            Duration budget = Awaits.scaled(Duration.ofMinutes(10));
             long deadline = System.nanoTime() + budget.toNanos();
+            long lastProgress = System.nanoTime();
+            int doneBefore = 0;
             int applied = 0;
             long lastCheck = 0;
             while (true) {
-                assertTrue(System.nanoTime() < deadline, "not done within " + budget + ": " + remaining(curator) + " tasks left, "
-                        + book.dones.size() + " reported done, faults applied " + applied);
+                if (book.dones.size() > doneBefore) {
+                    doneBefore = book.dones.size();
+                    lastProgress = System.nanoTime();
+                }
+                assertTrue(System.nanoTime() - lastProgress < stall.toNanos() && System.nanoTime() < deadline,
+                        "no completion within " + stall + " or not done within " + budget + ": " + remaining(curator)
+                                + " tasks left, " + book.dones.size() + " reported done, faults applied " + applied);
                 boolean read = false;
                 for (Map.Entry<Integer, ChildJvm> c : children.entrySet()) {
                     Optional<String> l = c.getValue().readLine(Duration.ZERO);
@@ -134,6 +144,10 @@ class QueueFaultIT {
                             child.resume(); // it finds its session gone; its claims run again elsewhere
                             expiries++;
                         }
+                        // The newest zxid now: every claim of the ended session has a lower token.
+                        long zxidAfter = curator.setData().forPath("/records").getMzxid();
+                        System.out.println("fault " + applied + ": " + fault + " holding " + held.get() + ", zxid after it " + zxidAfter);
+                        book.sessionEnded(victim, zxidAfter);
                         book.lastLine.remove(victim);
                         applied++;
                     }
@@ -332,6 +346,7 @@ class QueueFaultIT {
         final Set<Integer> ready = new HashSet<>();
         final Map<Integer, Integer> sessionCount = new HashMap<>();
         final Map<SessionTwin.Claim, Integer> lostAt = new HashMap<>();
+        final Map<Integer, List<Long>> faultEnds = new HashMap<>();
         /** Completions that failed for a reason that is no fault (they explain no repeat). */
         final List<String> failed = new ArrayList<>();
 
@@ -375,7 +390,19 @@ class QueueFaultIT {
                 return false;
             }
             Integer child = lostAt.get(claim);
-            return child == null || !interrupted.get(claim).startsWith("LOST") || sessionCount.getOrDefault(child, 0) > 1;
+            if (child == null || !interrupted.get(claim).startsWith("LOST")) {
+                return true;
+            }
+            // A child's sessions come one after another: a claim older than a fault that ended one
+            // of its sessions was on a session that had ended by then. A newer one needs a session
+            // end no fault made (the child then has more sessions than faults ended).
+            List<Long> ends = faultEnds.getOrDefault(child, List.of());
+            return ends.stream().anyMatch(z -> z > claim.token()) || sessionCount.getOrDefault(child, 0) > 1 + ends.size();
+        }
+
+        /** A fault ended {@code child}'s session; every claim it held has a token below {@code zxidAfter}. */
+        void sessionEnded(int child, long zxidAfter) {
+            faultEnds.computeIfAbsent(child, c -> new ArrayList<>()).add(zxidAfter);
         }
 
         void interrupted(SessionTwin.Claim claim, String why) {
