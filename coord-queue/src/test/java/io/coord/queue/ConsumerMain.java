@@ -2,6 +2,8 @@ package io.coord.queue;
 
 import io.coord.CoordClient;
 import io.coord.CoordSettings;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,8 +20,10 @@ import org.apache.zookeeper.ZooKeeper;
  * with a completion record ({@code /records/<task>-<seq>}, created in the completion transaction,
  * so a second accepted completion of a task would show as a second record). Prints
  * {@code SESSION id password timeout} for every session it gets, so the controller can expire it.
+ * On {@code STOP} it closes its worker, prints {@code BYE} and exits.
  *
- * <p>Arguments: connect string, namespace, queue name, work milliseconds.
+ * <p>Arguments: connect string, namespace, queue name, work milliseconds, and optionally the
+ * session timeout in milliseconds (default 2000: short, so a killed consumer's claims come back soon).
  */
 public final class ConsumerMain {
     private ConsumerMain() {
@@ -30,9 +34,10 @@ public final class ConsumerMain {
         String namespace = args[1];
         String queueName = args[2];
         int workMs = Integer.parseInt(args[3]);
+        Duration session = Duration.ofMillis(args.length > 4 ? Long.parseLong(args[4]) : 2000);
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(connect).namespace(namespace)
-                .sessionTimeout(Duration.ofSeconds(2)).connectionTimeout(Duration.ofSeconds(10)).build());
+                .sessionTimeout(session).connectionTimeout(Duration.ofSeconds(30)).build()); // a loaded machine connects slowly
         printSession(client, out);
         client.onNewSession(s -> printSession(client, out), Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "session-printer");
@@ -58,20 +63,24 @@ public final class ConsumerMain {
             } catch (ClaimLostException lost) {
                 out.println("LOST " + task + " " + claim.token().value());
                 throw lost;
-            } catch (RuntimeException indeterminate) {
+            } catch (RuntimeException failure) {
                 // e.g. ConnectionLostException under load: the completion may or may not have
-                // committed; if it did not, the task runs again elsewhere — an explained repeat.
-                out.println("ABORT " + task + " " + claim.token().value() + " " + indeterminate.getClass().getSimpleName());
-                throw indeterminate;
+                // committed; if it did not, the task runs again elsewhere. The controller decides
+                // from the exception's name whether that explains a repeat.
+                out.println("ABORT " + task + " " + claim.token().value() + " " + failure.getClass().getSimpleName());
+                throw failure;
             }
             out.println("DONE " + task + " " + claim.token().value());
         });
         out.println("READY");
-        // Runs until killed; stdin closing (the controller went away) also ends it.
-        while (System.in.read() >= 0) {
-            // ignore input
+        // Runs until killed, or until told to STOP (or stdin closes: the controller went away).
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line = in.readLine(); line != null && !line.equals("STOP"); line = in.readLine()) {
+            // ignore other input
         }
         worker.close();
+        // Everything the worker printed comes before this line, so a controller reading up to it has all of it.
+        out.println("BYE");
         queue.close();
         client.close();
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.coord.ConnectionLostException;
 import io.coord.CoordClient;
 import io.coord.CoordException;
+import io.coord.test.Awaits;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,12 +63,12 @@ class QueueQuorumIT {
         int indeterminate = 0;
         for (int i = 0; i < TASKS; i++) {
             if (i == TASKS / 3) {
-                int leader = ZK.ensemble().awaitLeader(10_000);
+                int leader = ZK.ensemble().awaitLeader(Awaits.scaled(Duration.ofSeconds(10)).toMillis());
                 ZK.ensemble().kill(leader);
                 killedLeader.set(leader);
             }
             String key = "job-" + i;
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            long deadline = System.nanoTime() + Awaits.scaled(Duration.ofSeconds(60)).toNanos();
             while (true) {
                 try {
                     acknowledged.put(key, producer.enqueue(new Job("q", i), key));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
+import io.coord.test.Awaits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,12 +52,12 @@ class QueueScaleIT {
 
         TaskQueue<Job> consumer = ZK.queue(ZK.client(), "big", Job.class, QueueOptions.defaults());
         start = System.nanoTime();
-        TaskClaim<Job> first = consumer.claim(Duration.ofSeconds(60)).orElseThrow();
+        TaskClaim<Job> first = consumer.claim(Awaits.scaled(Duration.ofSeconds(60))).orElseThrow();
         long firstClaimMs = (System.nanoTime() - start) / 1_000_000;
         assertEquals(0, first.payload().n(), "a cold consumer starts at the head");
         first.complete();
         for (int i = 1; i <= 20; i++) {
-            TaskClaim<Job> c = consumer.claim(Duration.ofSeconds(10)).orElseThrow();
+            TaskClaim<Job> c = consumer.claim(Awaits.scaled(Duration.ofSeconds(10))).orElseThrow();
             assertEquals(i, c.payload().n());
             c.complete();
         }

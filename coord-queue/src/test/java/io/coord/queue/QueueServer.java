@@ -8,12 +8,8 @@ import io.coord.test.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
-import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -90,22 +86,5 @@ final class QueueServer implements AfterEachCallback {
     /** F2: ends {@code client}'s session on the server. */
     void expireSession(CoordClient client) {
         Faults.expireSession(client, ensemble());
-    }
-
-    /** F2 for a session held by another process (a child JVM), given its id and password. */
-    static void expireSession(String connect, long sessionId, byte[] password, int timeoutMs) throws Exception {
-        CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper twin = new ZooKeeper(connect, timeoutMs, e -> {
-            if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-            }
-        }, sessionId, password);
-        try {
-            if (!connected.await(10, TimeUnit.SECONDS)) {
-                throw new AssertionError("twin handle for session 0x" + Long.toHexString(sessionId) + " did not connect");
-            }
-        } finally {
-            twin.close();
-        }
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.coord.ConnectionLostException;
 import io.coord.CoordClient;
 import io.coord.CoordSettings;
+import io.coord.test.Awaits;
 import io.coord.test.ClientProxy;
 import io.coord.test.LeakCheckExtension;
 import io.coord.test.ReplyLossServer;
@@ -39,8 +40,10 @@ class ReplyLossIT {
     @BeforeEach
     void start() throws Exception {
         server = ReplyLossServer.start();
+        // The server's longest session (10 s): each test's client must stay on one session across
+        // the reconnect after a lost reply, however slowly a loaded machine reconnects.
         client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString())
-                .sessionTimeout(Duration.ofSeconds(5)).connectionTimeout(Duration.ofSeconds(10)).build());
+                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10)).build());
         queue = TaskQueue.open(client, "jobs", io.coord.Codec.json(Job.class), QueueOptions.defaults());
         client.curator().create().forPath("/records");
     }
@@ -108,7 +111,7 @@ class ReplyLossIT {
     void aClaimWhoseReplyWasLostIsAdoptedAndACompletionWhoseReplyWasLostCountsOnce() throws Exception {
         TaskId id = queue.enqueue(new Job("c", 0));
         server.dropNextMultiReply();
-        TaskClaim<Job> claim = queue.claim(Duration.ofSeconds(15)).orElseThrow();
+        TaskClaim<Job> claim = queue.claim(Awaits.scaled(Duration.ofSeconds(15))).orElseThrow();
         assertEquals(1, server.droppedReplies(), "the claim's reply was lost");
         assertEquals(id, claim.id());
         assertEquals(1, claim.deliveries(), "one claim, not two");
@@ -139,13 +142,13 @@ class ReplyLossIT {
              TaskQueue<Job> producerQueue = TaskQueue.open(producer, "jobs", io.coord.Codec.json(Job.class), QueueOptions.defaults())) {
             server.dropNextMultiReply(proxy::refuse);
             Future<TaskId> call = caller.submit(() -> producerQueue.enqueue(new Job("fast", 1), "fast-1"));
-            TaskClaim<Job> claim = queue.claim(Duration.ofSeconds(15)).orElseThrow();
+            TaskClaim<Job> claim = queue.claim(Awaits.scaled(Duration.ofSeconds(15))).orElseThrow();
             assertEquals(1, server.droppedReplies(), "the enqueue's reply was lost");
             claim.complete();
             proxy.accept();
 
             try {
-                TaskId id = call.get(30, TimeUnit.SECONDS);
+                TaskId id = call.get(Awaits.scaled(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
                 assertEquals(claim.id(), id, "an enqueue that returns names the one task it added");
             } catch (ExecutionException e) {
                 assertInstanceOf(ConnectionLostException.class, e.getCause(), "indeterminate, and said so");
@@ -154,7 +157,7 @@ class ReplyLossIT {
             assertTrue(queue.deadLetters().isEmpty());
         } finally {
             caller.shutdownNow();
-            assertTrue(caller.awaitTermination(10, TimeUnit.SECONDS));
+            assertTrue(caller.awaitTermination(Awaits.scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS));
         }
     }
 }
