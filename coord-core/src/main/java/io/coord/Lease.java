@@ -56,8 +56,11 @@ public interface Lease extends AutoCloseable {
 
     /**
      * {@code multi(check(ourNode), setData(target, data))}: commits only while this lease's node
-     * exists. Throws {@link LockLostException} (and the lease becomes LOST) if the node is gone;
-     * {@link ValueTooLargeException} before sending if {@code data} is over the limit.
+     * exists. Throws {@link LockLostException} (and the lease becomes LOST) if the node is gone:
+     * then nothing was written; {@link ValueTooLargeException} before sending if {@code data} is
+     * over the limit. The write is sent once, never retried: if the connection drops before the
+     * reply, it throws {@link ConnectionLostException}, and the write may or may not have
+     * committed (a retry by Curator could have reported a committed write as refused).
      */
     Stat guardedSetData(CoordPath target, byte[] data);
 

@@ -1,5 +1,6 @@
 package io.coord.internal;
 
+import io.coord.ConnectionLostException;
 import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.CoordSession;
@@ -212,9 +213,15 @@ public final class NodeLease implements Lease {
         all.addAll(ops);
         Payloads.checkTransaction(all, Payloads.TRANSACTION_LIMIT);
         try {
-            return zk.curator().transaction().forOperations(all);
-        } catch (KeeperException.NoNodeException e) {
-            if (failedAtCheck(e)) {
+            // Sent once: a Curator retry after a lost reply could turn a committed write into a
+            // "refused" one (the retry fails at the check on a new session) or apply it twice.
+            return results(all, zk.multiOnce(token.node(), all));
+        } catch (KeeperException e) {
+            if (Zk.indeterminate(e)) {
+                throw new ConnectionLostException("guarded write behind lease node " + token.node() + " (token " + token
+                        + ") may or may not have committed: " + e.code() + " before the reply came", e);
+            }
+            if (e.code() == KeeperException.Code.NONODE && failedAtCheck(e)) {
                 LockLostException lost = new LockLostException("guarded write refused: lease node " + token.node()
                         + " no longer exists (token " + token + ")", e);
                 apply(LeaseEvent.LOSE, lost);
@@ -224,9 +231,36 @@ public final class NodeLease implements Lease {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordException("interrupted during a guarded write of lease " + token, e);
-        } catch (Exception e) {
-            throw zk.translate(e, token.node());
         }
+    }
+
+    /** Curator's view of a committed multi's results, paths relative to the client's namespace. */
+    private List<CuratorTransactionResult> results(List<CuratorOp> ops, List<org.apache.zookeeper.OpResult> raw) {
+        String namespace = zk.curator().getNamespace();
+        String prefix = namespace == null || namespace.isEmpty() ? "" : "/" + namespace;
+        List<CuratorTransactionResult> out = new ArrayList<>(raw.size());
+        for (int i = 0; i < raw.size(); i++) {
+            CuratorOp op = ops.get(i);
+            org.apache.zookeeper.OpResult r = raw.get(i);
+            String resultPath = op.getTypeAndPath().getForPath();
+            Stat stat = null;
+            if (r instanceof org.apache.zookeeper.OpResult.CreateResult c) {
+                resultPath = unfix(prefix, c.getPath());
+                stat = c.getStat();
+            } else if (r instanceof org.apache.zookeeper.OpResult.SetDataResult d) {
+                stat = d.getStat();
+            }
+            out.add(new CuratorTransactionResult(op.getTypeAndPath().getType(), op.getTypeAndPath().getForPath(), resultPath, stat));
+        }
+        return out;
+    }
+
+    private static String unfix(String prefix, String path) {
+        if (prefix.isEmpty() || path == null || !path.startsWith(prefix)) {
+            return path;
+        }
+        String rest = path.substring(prefix.length());
+        return rest.isEmpty() ? "/" : rest;
     }
 
     /**

@@ -8,13 +8,18 @@ import io.coord.Credentials;
 import io.coord.NotAuthorizedException;
 import io.coord.SessionExpiredException;
 import io.coord.ValueTooLargeException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
 
 /**
@@ -124,6 +129,39 @@ public final class Zk {
             Thread.currentThread().interrupt();
             throw new CoordException("interrupted during the operation on " + path, e);
         }
+    }
+
+    /**
+     * Sends {@code ops} as one {@code multi} exactly once, on the current ZooKeeper handle, outside
+     * Curator's retry loop (after waiting for a connection, at most the connection timeout).
+     * Curator retries a transaction whose reply was lost; for a fenced or create-once transaction
+     * that retry is wrong: the first attempt may have committed, and the retry then either applies
+     * it again (same session) or fails at a check whose node the committed first attempt outlived
+     * (new session), which would report a committed write as refused. So a lost reply surfaces as
+     * a {@link KeeperException} the caller reads with {@link #indeterminate}. Other
+     * KeeperExceptions come back raw, so the caller can see which operation failed.
+     */
+    public List<OpResult> multiOnce(CoordPath where, List<CuratorOp> ops) throws KeeperException, InterruptedException {
+        List<Op> raw = new ArrayList<>(ops.size());
+        for (CuratorOp op : ops) {
+            raw.add(op.get()); // namespace and ACLs were applied when the op was built
+        }
+        org.apache.zookeeper.ZooKeeper handle;
+        try {
+            curator.getZookeeperClient().blockUntilConnectedOrTimedOut();
+            handle = curator.getZookeeperClient().getZooKeeper();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw translate(e, where);
+        }
+        return handle.multi(raw);
+    }
+
+    /** Whether {@code e} leaves a transaction's outcome unknown: it may or may not have committed. */
+    public static boolean indeterminate(KeeperException e) {
+        return e.code() == KeeperException.Code.CONNECTIONLOSS || e.code() == KeeperException.Code.SESSIONEXPIRED
+                || e.code() == KeeperException.Code.OPERATIONTIMEOUT || e.code() == KeeperException.Code.REQUESTTIMEOUT;
     }
 
     /**

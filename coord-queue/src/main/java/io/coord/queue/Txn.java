@@ -3,14 +3,11 @@ package io.coord.queue;
 import io.coord.CoordPath;
 import io.coord.internal.Payloads;
 import io.coord.internal.Zk;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.ZooKeeper;
 
 /**
  * One ZooKeeper transaction ({@code multi}), with the failing operation kept visible: the queue's
@@ -45,26 +42,12 @@ final class Txn {
     static List<OpResult> commitOnce(Zk zk, CoordPath where, List<CuratorOp> ops)
             throws KeeperException, InterruptedException {
         Payloads.checkTransaction(ops, Payloads.TRANSACTION_LIMIT);
-        List<Op> raw = new ArrayList<>(ops.size());
-        for (CuratorOp op : ops) {
-            raw.add(op.get()); // namespace and ACLs were applied when the op was built
-        }
-        ZooKeeper handle;
-        try {
-            zk.curator().getZookeeperClient().blockUntilConnectedOrTimedOut();
-            handle = zk.curator().getZookeeperClient().getZooKeeper();
-        } catch (InterruptedException e) {
-            throw e;
-        } catch (Exception e) {
-            throw zk.translate(e, where);
-        }
-        return handle.multi(raw);
+        return zk.multiOnce(where, ops);
     }
 
     /** Whether {@code e} leaves a transaction's outcome unknown: it may or may not have committed. */
     static boolean indeterminate(KeeperException e) {
-        return e.code() == KeeperException.Code.CONNECTIONLOSS || e.code() == KeeperException.Code.SESSIONEXPIRED
-                || e.code() == KeeperException.Code.OPERATIONTIMEOUT;
+        return Zk.indeterminate(e);
     }
 
     /**
