@@ -55,11 +55,7 @@ final class ElectionScenario implements Scenario {
         counts.put(FaultKind.KILL_ZK_LEADER, p.faults(1, 3));
         counts.put(FaultKind.EXPIRE, p.faults(1, 2));
         counts.put(FaultKind.CUT, p.faults(1, 2));
-        // F7 and F9 in every profile; F8 and F12 (slow to set up and to heal) in the CI tier and longer.
-        counts.put(FaultKind.PAUSE_ZK_LEADER, p.faults(1, 1));
-        counts.put(FaultKind.PARTITION_ZK, p.faults(1, 1));
-        counts.put(FaultKind.LOSE_QUORUM, p.faults(0, 1));
-        counts.put(FaultKind.CLOCK_STEP, p.faults(0, 1));
+        FaultPlan.addServerAndClockFaults(counts, p);
         FaultPlan plan = FaultPlan.of(ctx.random(), ctx.length(), counts);
         ctx.out().println("CHAOS-PLAN election " + plan);
         List<ChaosResult> results = new ArrayList<>();

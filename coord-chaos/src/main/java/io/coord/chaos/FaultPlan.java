@@ -34,6 +34,19 @@ public record FaultPlan(List<Fault> faults) {
     }
 
     /**
+     * Adds the faults no recipe met before the reliability matrix's CI tier (lock and election take
+     * them): F7 (ZooKeeper leader paused) and F9 (one server partitioned) in every profile, F8
+     * (quorum loss past the session) and F12 (wall-clock step) in the CI tier and longer, being
+     * slow to set up and to heal.
+     */
+    static void addServerAndClockFaults(Map<FaultKind, Integer> counts, Profile p) {
+        counts.put(FaultKind.PAUSE_ZK_LEADER, p.faults(1, 1));
+        counts.put(FaultKind.PARTITION_ZK, p.faults(1, 1));
+        counts.put(FaultKind.LOSE_QUORUM, p.faults(0, 1));
+        counts.put(FaultKind.CLOCK_STEP, p.faults(0, 1));
+    }
+
+    /**
      * {@code counts} of each kind, shuffled by {@code rng}, spread evenly with jitter over
      * {@code [WARMUP, length)}.
      */

@@ -69,11 +69,7 @@ final class LockScenario implements Scenario {
         counts.put(FaultKind.EXPIRE, p.faults(2, 5));
         counts.put(FaultKind.PAUSE_HOLDER, p.faults(1, 3));
         counts.put(FaultKind.CUT, p.faults(2, 10));
-        // F7 and F9 in every profile; F8 and F12 (slow to set up and to heal) in the CI tier and longer.
-        counts.put(FaultKind.PAUSE_ZK_LEADER, p.faults(1, 1));
-        counts.put(FaultKind.PARTITION_ZK, p.faults(1, 1));
-        counts.put(FaultKind.LOSE_QUORUM, p.faults(0, 1));
-        counts.put(FaultKind.CLOCK_STEP, p.faults(0, 1));
+        FaultPlan.addServerAndClockFaults(counts, p);
         FaultPlan plan = FaultPlan.of(fenced.random(), fenced.length(), counts);
         fenced.out().println("CHAOS-PLAN lock " + plan);
         List<ChaosResult> results = new ArrayList<>();
