@@ -201,8 +201,10 @@ final class LockScenario implements Scenario {
             d.put("lost-holders-late", (long) stops.late().size());
             d.put("slowest-stop-ms", stops.slowestNanos() / 1_000_000);
             d.put("stop-bound-ms", stopBound.toMillis());
-            // a cut-off of one waiter leaves the others cycling; a cut-off of the holder stalls the lock for a moment
-            Progress progress = Progress.of(h, ChaosContext.SETTLE, w -> w.name().startsWith("cut "));
+            // No fault window is one a mutex rides out at half speed: a cut-off of the holder stalls every
+            // waiter until it is back (measured: 13.7/s inside against 52/s warm-up under CI's loaded pass),
+            // so the floor holds outside the windows only.
+            Progress progress = Progress.of(h, ChaosContext.SETTLE, w -> false);
             return new ChaosResult(ctx.name(), !fenced, cc.acknowledged(), faults.scheduled(), faults.applied(), violations, cc.lost(),
                     stuck.get(), progress, d).withVolume(cc.acknowledged(), target);
         }
