@@ -30,14 +30,22 @@ public final class LeaseNodes {
         CoordPath base = parent.child(prefix);
         zk.checkSize(base, data.length);
         ZkSession before = zk.liveSession();
-        Stat stat = new Stat();
+        Stat filled = new Stat();
         String path = zk.call(base, () -> zk.curator().create()
-                .storingStatIn(stat)
+                .storingStatIn(filled)
                 .creatingParentContainersIfNeeded()
                 .withProtection()
                 .withMode(sequential ? CreateMode.EPHEMERAL_SEQUENTIAL : CreateMode.EPHEMERAL)
                 .forPath(base.value(), data));
         CoordPath created = CoordPath.of(path);
+        Stat stat = filled;
+        if (filled.getCzxid() == 0) {
+            // The create was applied but its reply was lost: Curator's protected mode found the node
+            // again by name, and that path never fills the stat. Read it (czxid is still the token);
+            // gone again means our session ended meanwhile, which the check below reports.
+            Stat found = zk.call(created, () -> zk.curator().checkExists().forPath(path));
+            stat = found != null ? found : filled;
+        }
         ZkSession owner = zk.sessions().current();
         if (owner == null || owner.id() != stat.getEphemeralOwner() || owner.state().isTerminal()) {
             // The session changed while the create was in flight: the node belongs to a session we

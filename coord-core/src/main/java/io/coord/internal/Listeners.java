@@ -41,6 +41,22 @@ public final class Listeners<L> {
         return () -> entries.remove(entry);
     }
 
+    /**
+     * Adds a listener, then asks {@code afterAdd} (once the listener is in, so no event falls between
+     * the two) whether it must be handed a first call through its own sequential executor; null: none.
+     */
+    public Registration addThenAsk(L listener, Executor executor, java.util.function.Supplier<Consumer<? super L>> afterAdd) {
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(executor, "executor");
+        Entry<L> entry = new Entry<>(listener, MoreExecutors.newSequentialExecutor(executor));
+        entries.add(entry);
+        Consumer<? super L> first = afterAdd.get();
+        if (first != null) {
+            dispatch(entry, first);
+        }
+        return () -> entries.remove(entry);
+    }
+
     /** Hands {@code call} to every listener's executor. */
     public void forEach(Consumer<? super L> call) {
         for (Entry<L> entry : entries) {

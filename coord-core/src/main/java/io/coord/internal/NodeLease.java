@@ -129,10 +129,18 @@ public final class NodeLease implements Lease {
             }
         }, zk.events());
         zk.track(this);
-        if (session.state().isTerminal()) {
+        SessionState born = session.state();
+        if (born.isTerminal()) {
             apply(LeaseEvent.LOSE, new SessionExpiredException("session " + session.idHex() + " had already ended"));
-        } else if (ownWatch) {
-            WatchArmer.armLater(this);
+        } else {
+            if (born == SessionState.SUSPENDED) {
+                // The SUSPENDED event came before our listener was in: it will not come again, and the
+                // reconnect (whose listener is in) verifies.
+                suspectOnly();
+            }
+            if (ownWatch) {
+                WatchArmer.armLater(this);
+            }
         }
     }
 
@@ -154,9 +162,18 @@ public final class NodeLease implements Lease {
         return token;
     }
 
+    /**
+     * The lease's state as {@link #checkValid()} judges it: ACQUIRED only while the session is
+     * CONNECTED too. A session that moved before our listener ran makes an ACQUIRED lease
+     * UNCERTAIN at once (its event follows and moves the machine the same way).
+     */
     @Override
     public LeaseState state() {
-        return machine.state();
+        LeaseState s = machine.state();
+        if (s == LeaseState.ACQUIRED && session.state() != SessionState.CONNECTED) {
+            return LeaseState.UNCERTAIN;
+        }
+        return s;
     }
 
     /** The current snapshot (state, cause when LOST, since when). */
@@ -187,9 +204,67 @@ public final class NodeLease implements Lease {
         return ended.copy();
     }
 
+    /**
+     * Adds a listener. One added after the lease ended is handed its final call at once (the
+     * contract's "exactly one of onLost, onReleased"), as the session does for a late {@code onEnded}.
+     */
     @Override
     public Registration addListener(LeaseListener listener, Executor executor) {
-        return listeners.add(listener, executor);
+        FinalOnce once = new FinalOnce(listener);
+        return listeners.addThenAsk(once, executor, () -> {
+            LeaseStateMachine.Snapshot now = machine.snapshot();
+            return switch (now.state()) {
+                case LOST -> l -> l.onLost(this, now.cause());
+                case RELEASED -> l -> l.onReleased(this);
+                default -> null;
+            };
+        });
+    }
+
+    /**
+     * A listener that hears at most one final call: a late registration can race the end itself,
+     * and both may hand it the final call; the first one through its sequential executor wins.
+     */
+    private static final class FinalOnce implements LeaseListener {
+        private final LeaseListener delegate;
+        private final AtomicBoolean ended = new AtomicBoolean();
+
+        FinalOnce(LeaseListener delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public void onUncertain(Lease lease) {
+            if (!ended.get()) {
+                delegate.onUncertain(lease);
+            }
+        }
+
+        @Override
+        public void onRestored(Lease lease) {
+            if (!ended.get()) {
+                delegate.onRestored(lease);
+            }
+        }
+
+        @Override
+        public void onLost(Lease lease, CoordException cause) {
+            if (ended.compareAndSet(false, true)) {
+                delegate.onLost(lease, cause);
+            }
+        }
+
+        @Override
+        public void onReleased(Lease lease) {
+            if (ended.compareAndSet(false, true)) {
+                delegate.onReleased(lease);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return delegate.toString();
+        }
     }
 
     @Override
@@ -218,6 +293,9 @@ public final class NodeLease implements Lease {
             return results(all, zk.multiOnce(token.node(), all));
         } catch (KeeperException e) {
             if (Zk.indeterminate(e)) {
+                // We know the connection failed before the session listener does: not certain any
+                // more, and one round trip after reconnecting decides.
+                suspect();
                 throw new ConnectionLostException("guarded write behind lease node " + token.node() + " (token " + token
                         + ") may or may not have committed: " + e.code() + " before the reply came", e);
             }

@@ -348,4 +348,115 @@ class NodeLeaseIT {
         assertEquals(LeaseState.LOST, lease.ended().get(5, TimeUnit.SECONDS), "the arming read finds the node gone");
         assertThrows(LockLostException.class, lease::checkValid);
     }
+    @Test
+    void aListenerAddedAfterTheLeaseWasLostHearsOnLostExactlyOnce() throws Exception {
+        CoordClient holder = client();
+        CoordClient other = client();
+        NodeLease lease = newLease(holder);
+        other.curator().delete().forPath(lease.node().value());
+        assertEquals(LeaseState.LOST, lease.ended().get(10, TimeUnit.SECONDS));
+        List<String> events = new CopyOnWriteArrayList<>();
+        lease.addListener(recorder(events), listenerThread);
+        await(Duration.ofSeconds(5), () -> events.size() == 1, "the late listener hears the end: " + events);
+        Thread.sleep(200);
+        assertEquals(List.of("lost"), events, "exactly one final call, and it is onLost");
+    }
+
+    @Test
+    void aListenerAddedAfterReleaseHearsOnReleasedExactlyOnce() throws Exception {
+        CoordClient client = client();
+        NodeLease lease = newLease(client);
+        lease.close();
+        List<String> events = new CopyOnWriteArrayList<>();
+        lease.addListener(recorder(events), listenerThread);
+        await(Duration.ofSeconds(5), () -> events.size() == 1, "the late listener hears the end: " + events);
+        Thread.sleep(200);
+        assertEquals(List.of("released"), events, "exactly one final call, and it is onReleased");
+    }
+
+    @Test
+    void listenersAddedWhileTheLeaseEndsHearExactlyOneFinalCall() throws Exception {
+        CoordClient client = client();
+        NodeLease lease = newLease(client);
+        List<List<String>> all = new CopyOnWriteArrayList<>();
+        Thread adder = new Thread(() -> {
+            for (int i = 0; i < 200; i++) {
+                List<String> events = new CopyOnWriteArrayList<>();
+                all.add(events);
+                lease.addListener(recorder(events), listenerThread);
+            }
+        });
+        adder.start();
+        lease.close();
+        adder.join(10_000);
+        await(Duration.ofSeconds(10), () -> all.stream().allMatch(e -> e.size() >= 1), "every listener hears the end");
+        Thread.sleep(200);
+        for (List<String> events : all) {
+            assertEquals(List.of("released"), events);
+        }
+    }
+
+    @Test
+    void aLeaseStartedWhileItsSessionIsSuspendedIsUncertainInStateAndCheckValidUntilConfirmed() throws Exception {
+        CoordClient c = CoordClient.connect(CoordSettings.builder().connectString(server.getConnectString()).namespace(namespace)
+                .sessionTimeout(Duration.ofSeconds(10)).build());
+        clients.add(c);
+        Zk zk = Zk.of(c);
+        LeaseNodes.Created created = LeaseNodes.create(zk, PARENT, "lock-", new byte[0], true);
+        server.stop();
+        NodeLease lease;
+        try {
+            await(Duration.ofSeconds(10), () -> c.session().state() == io.coord.SessionState.SUSPENDED, "the session is SUSPENDED");
+            lease = LeaseNodes.lease(zk, created);
+            assertEquals(LeaseState.UNCERTAIN, lease.state(), "state() agrees with checkValid(): not ACQUIRED while SUSPENDED");
+            assertThrows(LockLostException.class, lease::checkValid);
+        } finally {
+            server.restart();
+        }
+        await(Duration.ofSeconds(15), () -> lease.state() == LeaseState.ACQUIRED, "confirmed by the reconnect's round trip");
+        lease.checkValid();
+        lease.close();
+    }
+
+    @Test
+    void anAcquiredLeaseIsUncertainTheMomentItsSessionIsNotConnected() throws Exception {
+        CoordClient c = CoordClient.connect(CoordSettings.builder().connectString(server.getConnectString()).namespace(namespace)
+                .sessionTimeout(Duration.ofSeconds(10)).build());
+        clients.add(c);
+        NodeLease lease = newLease(c);
+        server.stop();
+        try {
+            await(Duration.ofSeconds(10), () -> c.session().state() != io.coord.SessionState.CONNECTED, "the session moves");
+            assertEquals(LeaseState.UNCERTAIN, lease.state(), "state() follows the session at once, as checkValid() does");
+            assertThrows(LockLostException.class, lease::checkValid);
+        } finally {
+            server.restart();
+        }
+        await(Duration.ofSeconds(15), () -> lease.state() == LeaseState.ACQUIRED, "restored after the reconnect");
+        lease.close();
+    }
+
+    private static LeaseListener recorder(List<String> events) {
+        return new LeaseListener() {
+            @Override
+            public void onUncertain(Lease l) {
+                events.add("uncertain");
+            }
+
+            @Override
+            public void onRestored(Lease l) {
+                events.add("restored");
+            }
+
+            @Override
+            public void onLost(Lease l, CoordException cause) {
+                events.add("lost");
+            }
+
+            @Override
+            public void onReleased(Lease l) {
+                events.add("released");
+            }
+        };
+    }
 }
