@@ -123,7 +123,9 @@ public final class CoordClient implements AutoCloseable {
 
     /**
      * Adopts a Curator client a service already has. The caller keeps owning it:
-     * {@link #close()} detaches Coord but does not close {@code curator}. Settings are derived
+     * {@link #close()} detaches Coord but does not close {@code curator}; it deletes the nodes
+     * Coord made on that client's session (leases, claims, seats, waiters), since the session
+     * itself lives on. Settings are derived
      * from the Curator client (connect string, namespace, timeouts); ACLs and credentials are
      * whatever that client was built with.
      */
@@ -270,7 +272,15 @@ public final class CoordClient implements AutoCloseable {
         return settings.metrics();
     }
 
-    /** Closes the client: the current session ends as CLOSED, and an owned Curator client is closed. */
+    /** How long closing a wrapped client waits for the deletes of its lease nodes. */
+    private static final Duration WRAPPED_CLOSE_BOUND = Duration.ofSeconds(5);
+
+    /**
+     * Closes the client: the current session ends as CLOSED, and an owned Curator client is closed.
+     * Every lease, claim, seat, candidacy and waiter of this client ends LOST. A wrapped Curator
+     * client keeps its ZooKeeper session, so closing deletes this client's lease and waiter nodes on
+     * it first (waiting up to 5 s for the replies): nobody waits behind a node nobody holds.
+     */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -278,6 +288,10 @@ public final class CoordClient implements AutoCloseable {
         }
         if (stallMonitor != null) {
             stallMonitor.close();
+        }
+        if (!owned) {
+            // The session outlives us in the caller's Curator client: what we hold must not.
+            Zk.of(this).endLeasesKeepingSession(WRAPPED_CLOSE_BOUND);
         }
         curator.getConnectionStateListenable().removeListener(sessions);
         sessions.close();

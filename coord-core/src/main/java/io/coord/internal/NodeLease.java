@@ -151,6 +151,22 @@ public final class NodeLease implements Lease {
         }
     }
 
+    /**
+     * For a recipe about to hand this lease out: a grant never returns a lease that has already
+     * ended (it may be UNCERTAIN: that is the caller's to see). Throws {@link LockLostException}
+     * with the end's cause, or with "released" when the recipe itself released it meanwhile.
+     */
+    public void requireNotEnded(String what) {
+        LeaseStateMachine.Snapshot now = machine.snapshot();
+        if (now.state() == LeaseState.LOST) {
+            throw new LockLostException(what + " was decided, but its lease " + token + " is already LOST: "
+                    + now.cause().getMessage(), now.cause());
+        }
+        if (now.state() == LeaseState.RELEASED) {
+            throw new LockLostException(what + " was decided, but its lease " + token + " was already released");
+        }
+    }
+
     /** Sets the recipe's extra release step (run once, after RELEASED or LOST). */
     public NodeLease onRelease(ReleaseStep step) {
         this.releaseStep = step;
@@ -380,6 +396,40 @@ public final class NodeLease implements Lease {
             }
         }
         finish();
+    }
+
+    /**
+     * The client is closing while its session lives on (a wrapped Curator client that its owner
+     * keeps): the lease ends LOST, as it does when an owned client's session closes, and its node
+     * is deleted on that still-live session, so that no other process waits behind a node nobody
+     * holds. Only a node still owned by our session is deleted (a fixed path may have been taken by
+     * another session after ours was deleted). Both requests go in the background; the future
+     * completes when the delete's reply came, or at once when the lease had already ended.
+     */
+    CompletableFuture<Void> endWithClosingClient() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        boolean ended = apply(LeaseEvent.LOSE, new SessionExpiredException("client closed: lease " + token
+                + " ended, its node deleted on session " + session.idHex() + ", which the wrapped Curator client keeps"));
+        if (!ended) {
+            done.complete(null);
+            return done;
+        }
+        try {
+            zk.curator().checkExists().inBackground((c, read) -> {
+                Stat stat = read.getStat();
+                if (read.getResultCode() != KeeperException.Code.OK.intValue() || stat == null
+                        || stat.getEphemeralOwner() != session.id()) {
+                    done.complete(null);
+                    return;
+                }
+                c.delete().withVersion(stat.getVersion()).inBackground((c2, deleted) -> done.complete(null))
+                        .forPath(token.node().value());
+            }).forPath(token.node().value());
+        } catch (Exception e) {
+            LOG.warn("could not delete lease node {} while closing the client", token.node(), e);
+            done.complete(null);
+        }
+        return done;
     }
 
     /**

@@ -200,6 +200,23 @@ public final class Zk {
         leases.remove(lease);
     }
 
+    /**
+     * The client is closing but keeps its session (a wrapped Curator client): ends every live lease
+     * LOST and deletes its node on that session, waiting at most {@code bound} for the deletes'
+     * replies (a delete still unanswered then may leave its node until the session ends).
+     */
+    public void endLeasesKeepingSession(java.time.Duration bound) {
+        java.util.concurrent.CompletableFuture<?>[] deletes = leases.stream().map(NodeLease::endWithClosingClient)
+                .toArray(java.util.concurrent.CompletableFuture[]::new);
+        try {
+            java.util.concurrent.CompletableFuture.allOf(deletes).get(bound.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            org.slf4j.LoggerFactory.getLogger(Zk.class).warn("closing client: not every lease node was deleted within {}", bound);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** The process stalled: every live lease of this client becomes UNCERTAIN until a round trip confirms it. */
     public void suspectAllLeases() {
         leases.forEach(NodeLease::suspect);

@@ -436,6 +436,35 @@ class NodeLeaseIT {
         lease.close();
     }
 
+    @Test
+    void closingAWrappedClientEndsItsLeasesLostAndDeletesTheirNodesOnTheLiveSession() throws Exception {
+        try (org.apache.curator.framework.CuratorFramework curator = org.apache.curator.framework.CuratorFrameworkFactory.builder()
+                .connectString(server.getConnectString()).namespace(namespace).sessionTimeoutMs(30_000)
+                .retryPolicy(new org.apache.curator.retry.RetryOneTime(100)).build()) {
+            curator.start();
+            CoordClient wrapped = CoordClient.wrap(curator);
+            NodeLease first = newLease(wrapped);
+            NodeLease second = newLease(wrapped);
+            NodeLease released = newLease(wrapped);
+            released.close();
+            long sessionId = curator.getZookeeperClient().getZooKeeper().getSessionId();
+            List<String> events = new CopyOnWriteArrayList<>();
+            first.addListener(recorder(events), listenerThread);
+
+            wrapped.close();
+
+            assertEquals(LeaseState.LOST, first.ended().get(10, TimeUnit.SECONDS));
+            assertEquals(LeaseState.LOST, second.ended().get(10, TimeUnit.SECONDS));
+            assertEquals(LeaseState.RELEASED, released.state(), "a lease released before stays RELEASED");
+            assertNull(curator.checkExists().forPath(first.node().value()), "its node is deleted although the session lives");
+            assertNull(curator.checkExists().forPath(second.node().value()));
+            assertEquals(sessionId, curator.getZookeeperClient().getZooKeeper().getSessionId(), "the caller's session lives on");
+            assertTrue(curator.getZookeeperClient().isConnected(), "the caller's Curator client is still open");
+            await(Duration.ofSeconds(5), () -> events.equals(List.of("lost")), "onLost once: " + events);
+            assertThrows(LockLostException.class, first::checkValid);
+        }
+    }
+
     private static LeaseListener recorder(List<String> events) {
         return new LeaseListener() {
             @Override

@@ -193,6 +193,7 @@ final class ZkLockQueue {
                 LOG.warn("could not stamp lease node {}; a waiter behind it will re-check when it next wakes", node, e);
             }
         }
+        lease.requireNotEnded("the grant of lock " + path);
         Holding holding = new Holding(request.type(), lease, info, heldSince, stamp, metrics);
         if (!stamp) {
             HeldSinceStamper.track(holding, () -> stampLater(holding));
