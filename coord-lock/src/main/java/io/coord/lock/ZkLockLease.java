@@ -27,6 +27,8 @@ final class ZkLockLease implements LockLease {
     private final Holding holding;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CompletableFuture<LeaseState> ended = new CompletableFuture<>();
+    /** How this handle ended when it was closed: RELEASED, or LOST if its lease was lost before. */
+    private volatile LeaseState closedAs;
 
     ZkLockLease(Holding holding) {
         this.holding = holding;
@@ -54,7 +56,8 @@ final class ZkLockLease implements LockLease {
 
     @Override
     public LeaseState state() {
-        return closed.get() ? LeaseState.RELEASED : holding.lease.state();
+        LeaseState atClose = closedAs;
+        return atClose != null ? atClose : holding.lease.state();
     }
 
     @Override
@@ -140,7 +143,9 @@ final class ZkLockLease implements LockLease {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            ended.complete(LeaseState.RELEASED);
+            // Closing a lease that was already LOST does not make it RELEASED: its end stays a loss.
+            closedAs = holding.lease.state() == LeaseState.LOST ? LeaseState.LOST : LeaseState.RELEASED;
+            ended.complete(closedAs);
             holding.releaseOne();
         }
     }

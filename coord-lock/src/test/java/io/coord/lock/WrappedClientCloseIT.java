@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Issue 15, defect 2: closing a client made with {@code CoordClient.wrap} keeps the caller's Curator
+ * How a lock lease ends when its client or handle closes. Issue 15, defect 2: closing a client made with {@code CoordClient.wrap} keeps the caller's Curator
  * client and so its ZooKeeper session. What Coord held on that session must go with the close: the
  * holder's node and every waiter's node are deleted at once, not when the session ends (never, for
  * a service that keeps its Curator client), so the next process gets the lock without waiting.
@@ -72,6 +72,18 @@ class WrappedClientCloseIT {
             assertEquals(session, curator.getZookeeperClient().getZooKeeper().getSessionId(), "the caller's session lives on");
             ((LockLease) got).close();
         }
+    }
+
+    @Test
+    void closingALockLeaseThatWasAlreadyLostKeepsItLostInStateAndEnded() throws Exception {
+        CoordClient holder = SERVER.newClient();
+        CoordClient other = SERVER.newClient();
+        LockLease lease = Locks.mutex(holder, LOCK).acquire(Awaits.scaled(Duration.ofSeconds(10)));
+        other.curator().delete().forPath(lease.node().value());
+        assertEquals(LeaseState.LOST, lease.ended().get(Awaits.scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS));
+        lease.close();
+        assertEquals(LeaseState.LOST, lease.state(), "closing does not turn a loss into a release");
+        assertEquals(LeaseState.LOST, lease.ended().get(1, TimeUnit.SECONDS));
     }
 
     private static Object attempt(DistributedLock lock) {
