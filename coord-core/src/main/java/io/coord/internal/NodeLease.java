@@ -447,6 +447,17 @@ public final class NodeLease implements Lease {
     }
 
     /**
+     * The recipe's own ending (its transaction, fenced by our node) found our node gone: the lease
+     * ends LOST now with {@code cause}, so that the handle, {@link #ended()} and the listeners all
+     * say the same. No request is sent: the node is already gone.
+     */
+    public void endLost(CoordException cause) {
+        closed.set(true);
+        apply(LeaseEvent.LOSE, cause);
+        finish();
+    }
+
+    /**
      * Starts a release the recipe commits in its own transaction: put {@link OwnRelease#deleteOp()}
      * in it (it also fences the transaction: it fails if our node is gone) and report the outcome.
      * Until then our node vanishing is not taken as a loss — the lease cannot tell our own

@@ -3,7 +3,6 @@ package io.coord.queue;
 import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.LeaseListener;
-import io.coord.LeaseState;
 import io.coord.LockLostException;
 import io.coord.internal.ForwardingLease;
 import io.coord.internal.NodeLease;
@@ -47,7 +46,6 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
     private final long claimedNanos = System.nanoTime();
     private final Object ending = new Object();
     private volatile boolean finished;
-    private volatile boolean lostAtEnd;
     private volatile T payload;
     /** Set by a worker: a completion may take the worker's next task in the same transaction and hand it here. */
     private volatile Consumer<ZkTaskClaim<T>> nextTask;
@@ -273,6 +271,16 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
         if (current != lease.session().id() || lease.session().state().isTerminal()) {
             return false;
         }
+        // Someone else (an operator) may have deleted the claim node instead: then the task is still
+        // at our version, which our ending, had it committed, would have deleted or moved on.
+        try {
+            Stat task = zk.curator().checkExists().forPath(taskPath().value());
+            if (task != null && task.getVersion() == version) {
+                return false;
+            }
+        } catch (Exception e) {
+            return false; // cannot tell: report the loss, which changes nothing that committed
+        }
         LOG.debug("{} of task {} was already applied by an earlier try", what, id);
         return true;
     }
@@ -327,24 +335,12 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
 
     private ClaimLostException lost(String what, KeeperException cause) {
         finished = true;
-        lostAtEnd = true;
-        lease.close();
+        ClaimLostException lost = new ClaimLostException(what + " of task " + id + " refused: its claim " + lease.node()
+                + " (token " + lease.token() + ") no longer exists, so another consumer may hold the task; nothing was changed", cause);
+        lease.endLost(lost); // the claim, its ended() and its listeners all say LOST
         queue.index().unhold(id.name());
         queue.metrics.claimLost();
-        return new ClaimLostException(what + " of task " + id + " refused: its claim " + lease.node() + " (token "
-                + lease.token() + ") no longer exists, so another consumer may hold the task; nothing was changed", cause);
-    }
-
-    /**
-     * RELEASED as soon as complete, fail or release ended the claim (the claim node's delete may
-     * still be under way), LOST if an ending found the claim gone; else the lease's own state.
-     */
-    @Override
-    public LeaseState state() {
-        if (finished) {
-            return lostAtEnd ? LeaseState.LOST : LeaseState.RELEASED;
-        }
-        return lease.state();
+        return lost;
     }
 
     @Override

@@ -244,6 +244,32 @@ class ZkTaskQueueIT {
     }
 
     @Test
+    void anEndingThatFindsItsClaimGoneEndsTheClaimLostInStateEndedAndListenersAlike() throws Exception {
+        CoordClient client = ZK.client();
+        TaskQueue<Job> q = queue(client);
+        q.enqueue(new Job("taken-away", 0));
+        TaskClaim<Job> held = claim(q);
+        java.util.List<String> finals = new java.util.concurrent.CopyOnWriteArrayList<>();
+        held.addListener(new io.coord.LeaseListener() {
+            @Override
+            public void onLost(io.coord.Lease l, io.coord.CoordException cause) {
+                finals.add("lost");
+            }
+
+            @Override
+            public void onReleased(io.coord.Lease l) {
+                finals.add("released");
+            }
+        }, Runnable::run);
+        ZK.client().curator().delete().forPath(held.token().node().value()); // an operator removes the claim
+        assertThrows(ClaimLostException.class, held::complete);
+        assertEquals(LeaseState.LOST, held.state());
+        assertEquals(LeaseState.LOST, held.ended().get(5, java.util.concurrent.TimeUnit.SECONDS), "ended() agrees with state()");
+        QueueServer.await("the listener hears the end", WAIT, () -> !finals.isEmpty());
+        assertEquals(java.util.List.of("lost"), finals, "one final call, and it is onLost");
+    }
+
+    @Test
     void staleConsumerCannotCompleteAndTheReclaimerCompletesExactlyOnce() throws Exception {
         CoordClient stale = ZK.client();
         CoordClient other = ZK.client();
