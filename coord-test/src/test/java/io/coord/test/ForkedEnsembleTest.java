@@ -117,7 +117,13 @@ class ForkedEnsembleTest {
         }
         String all = proxies.stream().map(ClientProxy::connectString).collect(Collectors.joining(","));
         CoordClient client = connect(all, session);
-        assertEquals(1, proxies.get(first).openConnections(), "the client is on member " + first);
+        // At least one: on a busy machine a first attempt may time out and be retried on the same member.
+        for (int i = 0; i < proxies.size(); i++) {
+            if (i != first) {
+                assertEquals(0, proxies.get(i).openConnections(), "no connection to member " + i + " (it refuses)");
+            }
+        }
+        assertTrue(proxies.get(first).openConnections() >= 1, "the client is on member " + first);
         proxies.forEach(ClientProxy::accept);
         return client;
     }

@@ -29,7 +29,9 @@ public final class ProbeClient {
         CoordSettings settings = CoordSettings.builder()
                 .connectString(args[0])
                 .sessionTimeout(Duration.ofMillis(Long.parseLong(args[1])))
-                .connectionTimeout(Duration.ofSeconds(10))
+                // A child under libfaketime reads its clock through the library and starts slowly on a
+                // busy machine (its connect alone took over 10 s once with load 14): the bound is for a hang.
+                .connectionTimeout(Duration.ofSeconds(60))
                 .build();
         Executor direct = Runnable::run;
         try (CoordClient client = CoordClient.connect(settings)) {

@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Assumptions;
@@ -16,8 +13,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * F12: a wall-clock step on one client, with libfaketime (Debian package {@code faketime})
- * preloaded into a child JVM. {@code System.nanoTime} stays real
- * ({@code FAKETIME_DONT_FAKE_MONOTONIC=1}); the offset is read from a file on every call, so the
+ * preloaded into a child JVM through {@link SteppedClock}. {@code System.nanoTime} stays real
+ * ({@code FAKETIME_DONT_FAKE_MONOTONIC=1}); the offset is re-read from a file once a second, so the
  * test can step the clock while the child runs.
  *
  * <p>Skipped, with one line saying what to install, where libfaketime is missing; {@code .ci/run}
@@ -26,20 +23,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Tag("fault")
 class WallClockStepTest {
-    static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
     private static final Duration SESSION = Duration.ofSeconds(4);
 
     @RegisterExtension
     static final ZooKeeperExtension zk = ZooKeeperExtension.single();
 
-    static ChildJvm fakedProbe(String connectString, Path offsetFile) {
-        return ChildJvm.builder(ProbeClient.class.getName())
-                .args(connectString, Long.toString(SESSION.toMillis()))
-                .env("LD_PRELOAD", LIBFAKETIME.toString())
-                .env("FAKETIME_TIMESTAMP_FILE", offsetFile.toString())
-                .env("FAKETIME_NO_CACHE", "1") // read the offset on every call, so a step applies at once
-                .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
-                .start();
+    static ChildJvm fakedProbe(String connectString, SteppedClock clock) {
+        return clock.applyTo(ChildJvm.builder(ProbeClient.class.getName())
+                .args(connectString, Long.toString(SESSION.toMillis()))).start();
     }
 
     private static long[] clock(ChildJvm child) {
@@ -49,12 +40,11 @@ class WallClockStepTest {
 
     @Test
     void aBackwardStepWhileSuspendedKeepsCuratorFromDeclaringTheDeadSessionLost() throws Exception {
-        Assumptions.assumeTrue(Files.isReadable(LIBFAKETIME), "libfaketime is not installed (apt-get install faketime)");
+        Assumptions.assumeTrue(SteppedClock.available(), SteppedClock.MISSING);
         CoordClient observer = zk.newClient();
-        Path steppedOffset = Files.createTempFile("coord-faketime-", ".txt");
-        Files.writeString(steppedOffset, "+0\n");
-        try (ClientProxy proxy = ClientProxy.to(zk.ensemble());
-             ChildJvm stepped = fakedProbe(proxy.connectString(), steppedOffset);
+        try (SteppedClock steppedClock = SteppedClock.create();
+             ClientProxy proxy = ClientProxy.to(zk.ensemble());
+             ChildJvm stepped = fakedProbe(proxy.connectString(), steppedClock);
              ChildJvm steady = ChildJvm.start(ProbeClient.class.getName(), proxy.connectString(), Long.toString(SESSION.toMillis()))) {
             // A JVM under libfaketime starts slowly here (10-30 s: every clock read goes through the library).
             String steppedSession = stepped.expectLine("ready", Duration.ofSeconds(90)).split(" ")[1];
@@ -68,11 +58,15 @@ class WallClockStepTest {
                     () -> stepped.request("events", Duration.ofSeconds(5)).contains("suspended:" + steppedSession));
             // Curator noted the wall-clock time of SUSPENDED; now the clock goes back an hour.
             long[] before = clock(stepped);
-            Files.writeString(steppedOffset, "-1h\n");
-            long[] after = clock(stepped);
-            assertTrue(after[0] - before[0] < -3_500_000, "the child's wall clock stepped back an hour: " + (after[0] - before[0]) + " ms");
+            steppedClock.set(Duration.ofHours(-1));
+            // libfaketime re-reads its offset file once a second (SteppedClock.LAG)
+            long[] after = Awaits.value("the child's wall clock to step back an hour", SteppedClock.LAG.plusSeconds(5), () -> {
+                long[] now = clock(stepped);
+                return now[0] - before[0] < -3_500_000 ? Optional.of(now) : Optional.empty();
+            });
             long monoMs = (after[1] - before[1]) / 1_000_000;
-            assertTrue(monoMs >= 0 && monoMs < 5_000, "its nanoTime kept running normally: " + monoMs + " ms");
+            assertTrue(monoMs >= 0 && monoMs < Awaits.scaled(SteppedClock.LAG.plusSeconds(5)).toMillis(),
+                    "its nanoTime kept running normally: " + monoMs + " ms");
 
             Awaits.until("the server to expire the stepped child's session", SESSION.plusSeconds(3),
                     () -> FaultsTest.exists(observer, "/stepped") == null);
@@ -96,8 +90,6 @@ class WallClockStepTest {
                     + " of freeze; stepped child still SUSPENDED at %d ms although the server had expired it; new session %s only after the"
                     + " network healed%n", SESSION.toMillis(), steadyLostMs,
                     frozenMs, fresh);
-        } finally {
-            Files.deleteIfExists(steppedOffset);
         }
     }
 }
