@@ -72,7 +72,8 @@ public final class NodeLease implements Lease {
     private final Listeners<LeaseListener> listeners = new Listeners<>();
     private final CompletableFuture<LeaseState> ended = new CompletableFuture<>();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final Registration sessionRegistration;
+    /** Set once the constructor's registration returns; the lease may end (and {@link #finish}) before that. */
+    private volatile Registration sessionRegistration;
     private volatile ReleaseStep releaseStep = () -> { };
     private final Watcher nodeWatcher = this::onNodeEvent;
     /**
@@ -82,6 +83,10 @@ public final class NodeLease implements Lease {
      */
     private long suspicions;
     private final Object suspicionLock = new Object();
+    /** Orders moves and their place in {@link #toAnnounce}; held only for a compare-and-set and an add. */
+    private final Object moveLock = new Object();
+    private final java.util.Queue<LeaseStateMachine.Snapshot> toAnnounce = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final AtomicBoolean announcing = new AtomicBoolean();
     /** Releases by the recipe's own transaction in flight: while any is, our node vanishing is not a loss yet. */
     private final AtomicInteger ownReleases = new AtomicInteger();
     private volatile boolean goneDuringOwnRelease;
@@ -111,6 +116,7 @@ public final class NodeLease implements Lease {
         this.session = session;
         this.token = token;
         this.ownWatch = ownWatch;
+        zk.track(this); // before the listener: a finish() it may cause at once untracks after this
         this.sessionRegistration = session.addListener(new SessionListener() {
             @Override
             public void onSuspended(CoordSession s) {
@@ -128,7 +134,10 @@ public final class NodeLease implements Lease {
                         + " ended (" + finalState + ")"));
             }
         }, zk.events());
-        zk.track(this);
+        if (finished.get()) {
+            // The session's end reached us (on the events thread) before the registration was set.
+            sessionRegistration.close();
+        }
         SessionState born = session.state();
         if (born.isTerminal()) {
             apply(LeaseEvent.LOSE, new SessionExpiredException("session " + session.idHex() + " had already ended"));
@@ -376,8 +385,9 @@ public final class NodeLease implements Lease {
     private void suspectOnly() {
         synchronized (suspicionLock) {
             suspicions++;
-            apply(LeaseEvent.SUSPECT, null);
+            move(LeaseEvent.SUSPECT, null);
         }
+        announce();
     }
 
     @Override
@@ -604,9 +614,10 @@ public final class NodeLease implements Lease {
         }
         synchronized (suspicionLock) {
             if (epoch == suspicions && session.state() == SessionState.CONNECTED) {
-                apply(LeaseEvent.CONFIRM, null);
+                move(LeaseEvent.CONFIRM, null);
             }
         }
+        announce();
     }
 
     /** Runs {@code task} on the client's event thread; a closed client drops it (its leases end with its session). */
@@ -618,13 +629,45 @@ public final class NodeLease implements Lease {
         }
     }
 
-    /** Applies an event; tells listeners; returns whether the state changed. */
+    /** Applies an event, then tells listeners (outside every lock); returns whether the state changed. */
     private boolean apply(LeaseEvent event, CoordException cause) {
-        var moved = machine.apply(event, cause);
-        if (moved.isEmpty()) {
-            return false;
+        boolean moved = move(event, cause);
+        announce();
+        return moved;
+    }
+
+    /**
+     * Moves the machine and queues the move for {@link #announce}, both under {@link #moveLock}, so
+     * the queue's order is the order of the moves. Callers holding {@link #suspicionLock} call this
+     * and announce after letting go of it: no listener ever runs while the lease holds a lock.
+     */
+    private boolean move(LeaseEvent event, CoordException cause) {
+        synchronized (moveLock) {
+            var moved = machine.apply(event, cause);
+            moved.ifPresent(t -> toAnnounce.add(t.to()));
+            return moved.isPresent();
         }
-        LeaseStateMachine.Snapshot to = moved.get().to();
+    }
+
+    /**
+     * Tells listeners of every queued move, in order, one thread at a time: a move made meanwhile
+     * (by another thread, or by a listener on a direct executor calling back into the lease) is
+     * told by the thread already announcing, after the one it is telling.
+     */
+    private void announce() {
+        while (!toAnnounce.isEmpty() && announcing.compareAndSet(false, true)) {
+            try {
+                LeaseStateMachine.Snapshot to;
+                while ((to = toAnnounce.poll()) != null) {
+                    tell(to);
+                }
+            } finally {
+                announcing.set(false);
+            }
+        }
+    }
+
+    private void tell(LeaseStateMachine.Snapshot to) {
         switch (to.state()) {
             case UNCERTAIN -> listeners.forEach(l -> l.onUncertain(this));
             case ACQUIRED -> listeners.forEach(l -> l.onRestored(this));
@@ -639,7 +682,6 @@ public final class NodeLease implements Lease {
                 ended.complete(LeaseState.RELEASED);
             }
         }
-        return true;
     }
 
     private final AtomicBoolean finished = new AtomicBoolean();
@@ -648,7 +690,10 @@ public final class NodeLease implements Lease {
         if (!finished.compareAndSet(false, true)) {
             return;
         }
-        sessionRegistration.close();
+        Registration registration = sessionRegistration;
+        if (registration != null) {
+            registration.close(); // else the constructor closes it when it sets it
+        }
         zk.untrack(this);
         try {
             releaseStep.run();
