@@ -286,6 +286,24 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
     }
 
     /**
+     * What a refused ending can say about the task. The refusal itself changed nothing; but after a
+     * lost reply and a new session, an earlier try may have committed before the session ended
+     * (and its claim node with it). The task still at our version proves it did not.
+     */
+    private String whatChanged() {
+        try {
+            Stat task = zk.curator().checkExists().forPath(taskPath().value());
+            if (task != null && task.getVersion() == version) {
+                return "nothing was changed";
+            }
+            return "this call changed nothing, but the task " + (task == null ? "is gone" : "has changed since the claim")
+                    + ": an earlier try whose reply was lost may have committed, or another consumer took the task over";
+        } catch (Exception e) {
+            return "this call changed nothing; whether an earlier try whose reply was lost committed is unknown (" + e + ")";
+        }
+    }
+
+    /**
      * Completes (ops {@code all}) and claims the prepared next task in one transaction. If the next
      * task was taken meanwhile, nothing committed and the completion goes alone. Every other
      * outcome is the plain completion's (see {@link #end}); after a lost reply the next claim is
@@ -336,7 +354,7 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
     private ClaimLostException lost(String what, KeeperException cause) {
         finished = true;
         ClaimLostException lost = new ClaimLostException(what + " of task " + id + " refused: its claim " + lease.node()
-                + " (token " + lease.token() + ") no longer exists, so another consumer may hold the task; nothing was changed", cause);
+                + " (token " + lease.token() + ") no longer exists, so another consumer may hold the task; " + whatChanged(), cause);
         lease.endLost(lost); // the claim, its ended() and its listeners all say LOST
         queue.index().unhold(id.name());
         queue.metrics.claimLost();

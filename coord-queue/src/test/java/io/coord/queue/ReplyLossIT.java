@@ -1,6 +1,7 @@
 package io.coord.queue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -155,6 +156,47 @@ class ReplyLossIT {
             }
             assertTrue(queue.tasks().isEmpty(), "the one enqueue added its task once: " + queue.tasks());
             assertTrue(queue.deadLetters().isEmpty());
+        } finally {
+            caller.shutdownNow();
+            assertTrue(caller.awaitTermination(Awaits.scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS));
+        }
+    }
+    /**
+     * Issue 15: the completion commits, its reply is lost, and the consumer's session ends before
+     * it is back. The retry on the new session is refused (the claim is gone with the old session),
+     * and the refusal must not claim that "nothing was changed": the task is gone, completed once.
+     */
+    @Test
+    void aCompletionWhoseReplyWasLostAndWhoseSessionThenEndedIsNotReportedAsChangingNothing() throws Exception {
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try (ClientProxy proxy = ClientProxy.to(server.connectString());
+             CoordClient consumer = CoordClient.connect(CoordSettings.builder().connectString(proxy.connectString())
+                     .sessionTimeout(Duration.ofSeconds(2)).connectionTimeout(Duration.ofSeconds(10)).build());
+             TaskQueue<Job> consumerQueue = TaskQueue.open(consumer, "jobs", io.coord.Codec.json(Job.class), QueueOptions.defaults())) {
+            TaskId id = queue.enqueue(new Job("done-then-expired", 1));
+            TaskClaim<Job> claim = consumerQueue.claim(Awaits.scaled(Duration.ofSeconds(15))).orElseThrow();
+            long session = consumer.session().id();
+            server.dropNextMultiReply(proxy::refuse);
+            Future<?> call = caller.submit(() -> {
+                claim.completeWith(List.of(consumer.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                        .forPath("/records/" + id.name() + "-")));
+                return null;
+            });
+            Awaits.until("the completion's reply was lost", Duration.ofSeconds(15), () -> server.droppedReplies() == 1);
+            Awaits.until("the server ended the consumer's session", Duration.ofSeconds(15),
+                    () -> consumer.session().id() != session || consumer.session().state().isTerminal());
+            proxy.accept();
+            try {
+                call.get(Awaits.scaled(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
+                System.out.println("completion after a lost reply and a new session: returned");
+            } catch (ExecutionException e) {
+                Throwable t = e.getCause();
+                System.out.println("completion after a lost reply and a new session: " + t);
+                assertTrue(t instanceof ClaimLostException || t instanceof ConnectionLostException, "refused or indeterminate: " + t);
+                assertFalse(t.getMessage().contains("nothing was changed"), "the task is gone, so something was: " + t.getMessage());
+            }
+            assertEquals(1, client.curator().getChildren().forPath("/records").size(), "completed exactly once");
+            assertTrue(queue.tasks().isEmpty(), "the task is gone: " + queue.tasks());
         } finally {
             caller.shutdownNow();
             assertTrue(caller.awaitTermination(Awaits.scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS));
