@@ -28,7 +28,7 @@ public final class BarrierMemberChild {
         String memberId = args[4];
         Duration session = Duration.ofMillis(Long.parseLong(args[5]));
         try (CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(connect).namespace(namespace)
-                .sessionTimeout(session).connectionTimeout(Duration.ofSeconds(10)).build())) {
+                .sessionTimeout(session).connectionTimeout(Duration.ofSeconds(60)).build())) {
             DoubleBarrier barrier = DoubleBarrier.create(client, name, parties, BarrierOptions.builder().memberId(memberId).build());
             System.out.println("ready");
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

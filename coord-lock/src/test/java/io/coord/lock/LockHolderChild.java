@@ -36,7 +36,7 @@ public final class LockHolderChild {
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         CoordSettings settings = CoordSettings.builder().connectString(args[0]).namespace(args[1])
-                .sessionTimeout(Duration.ofMillis(Long.parseLong(args[2]))).connectionTimeout(Duration.ofSeconds(10)).build();
+                .sessionTimeout(Duration.ofMillis(Long.parseLong(args[2]))).connectionTimeout(Duration.ofSeconds(60)).build();
         CoordPath lockPath = CoordPath.of(args[3]);
         CoordPath target = CoordPath.of(args[4]);
         var listenerThread = Executors.newSingleThreadExecutor(r -> {

@@ -21,7 +21,7 @@ public final class ChildMember {
 
     public static void main(String[] args) throws Exception {
         CoordSettings settings = CoordSettings.builder().connectString(args[0]).namespace(args[1])
-                .sessionTimeout(Duration.ofMillis(Long.parseLong(args[4]))).connectionTimeout(Duration.ofSeconds(10)).build();
+                .sessionTimeout(Duration.ofMillis(Long.parseLong(args[4]))).connectionTimeout(Duration.ofSeconds(60)).build();
         try (CoordClient client = CoordClient.connect(settings);
              Group<Meta> group = Group.open(client, args[2], Meta.class);
              Membership<Meta> m = group.join(args[3], new Meta("child"))) {
