@@ -146,6 +146,39 @@ class ReadWriteLockIT {
         w2.close();
     }
 
+    /**
+     * Issue 15, defect 6: a read anchored at its write (a downgrade) is made after a queued writer,
+     * so its czxid is higher, yet it is granted first. Read tokens are therefore not in grant order
+     * with write tokens, and the documented rule is: a FenceGuard of a read-write lock takes write
+     * tokens only. Fed that way, the legitimate next writer is never refused as stale; fed the read
+     * token too, it would be.
+     */
+    @Test
+    void aFenceGuardFedWithWriteTokensNeverRefusesTheNextLegitimateWriterAfterADowngrade() throws Exception {
+        ReadWriteLock lock = rw();
+        io.coord.fence.InMemoryFenceGuard writesOnly = new io.coord.fence.InMemoryFenceGuard();
+        io.coord.fence.InMemoryFenceGuard everything = new io.coord.fence.InMemoryFenceGuard();
+        LockLease write = lock.writeLock().acquire(WAIT);
+        assertTrue(writesOnly.admit("prices", write.token()));
+        assertTrue(everything.admit("prices", write.token()));
+        ReadWriteLock other = rw();
+        Future<LockLease> queuedWriter = pool.submit(() -> other.writeLock().acquire(WAIT));
+        CoordClient observer = SERVER.newClient();
+        LockTesting.await("the second writer queued", Duration.ofSeconds(10),
+                () -> LockTesting.inspect(observer, LOCK).waiters().size() == 1);
+
+        LockLease read = lock.downgrade(write);
+        assertTrue(everything.admit("prices", read.token()));
+        read.close();
+        LockLease next = queuedWriter.get(10, TimeUnit.SECONDS);
+
+        assertTrue(writesOnly.admit("prices", next.token()), "the next writer is admitted by a guard fed write tokens only");
+        assertTrue(read.token().isNewerThan(next.token()), "the read, granted first, has the higher token: "
+                + read.token() + " then " + next.token());
+        assertFalse(everything.admit("prices", next.token()), "which is why read tokens must not be fed to the guard");
+        next.close();
+    }
+
     @Test
     void theCuratorViewsReadUnderWriteIsReentrantAndReleasingTheWriteDowngrades() throws Exception {
         ReadWriteLock lock = rw();
