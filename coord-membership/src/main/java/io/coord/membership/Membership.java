@@ -61,7 +61,8 @@ public interface Membership<M> extends AutoCloseable {
      * in order. A listener that throws is logged and does not affect others. Pairs: every
      * {@link #onSuspended} is followed by {@link #onRestored}, {@link #onNodeLost} or a final call;
      * every {@link #onNodeLost} by {@link #onRejoined} or a final call. Exactly one final call,
-     * {@link #onLost} or {@link #onLeft}, ends the sequence.
+     * {@link #onLost} or {@link #onLeft}, ends the sequence; a listener added after the end
+     * hears that final call, once.
      */
     interface Listener {
         /** The connection dropped (or the process stalled); the node may still exist. */

@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A membership: one node at a time, each watched by a {@link NodeLease} (the shared lease
  * plumbing: SUSPENDED or a process stall → uncertain until one round trip confirms the node;
- * session ended or node deleted → lost). The lease's moves drive {@link MembershipRule}; a lost
- * node is re-created on the group's worker thread.
+ * session ended or node deleted → lost). The lease's moves drive {@link MembershipRule} on the
+ * client's events thread (they never block); a lost node is re-created on the group's worker
+ * thread.
  *
  * <p>The lease is never {@code close()}d: that deletes by path with a guaranteed (retried) delete,
  * which for a fixed member path could remove a node another session created meanwhile. Leaving
@@ -174,8 +175,13 @@ final class ZkMembership<M> implements Membership<M> {
             public void onLost(Lease x, CoordException cause) {
                 nodeGone(l, cause);
             }
-        }, group::execute);
+            // Not on the group's worker: it reads the group with blocking calls, and while the
+            // connection is dark one such read holds it for seconds; this member's SUSPENDED and
+            // LOST must not wait behind it. The moves themselves never block; a rejoin does, and
+            // goes to the worker (nodeGone).
+        }, zk.events());
         // Moves made before the listener was added would be missed: look once more, on the worker.
+        // (It also runs after a rejoin's REJOINED, so a suspension seen while REJOINING is not lost.)
         group.execute(() -> {
             switch (l.state()) {
                 case UNCERTAIN -> move(l, Event.SUSPEND, null);
@@ -185,7 +191,7 @@ final class ZkMembership<M> implements Membership<M> {
         });
     }
 
-    // ---- moves: all on the group's worker, except leave() ----
+    // ---- moves: lease moves on the events thread, rejoins on the group's worker, leave() on its caller ----
 
     private void move(NodeLease from, Event event, CoordException cause) {
         if (from == lease) {
@@ -202,7 +208,7 @@ final class ZkMembership<M> implements Membership<M> {
             return;
         }
         if (apply(Event.NODE_GONE, cause)) {
-            tryRejoin();
+            group.execute(this::tryRejoin);
         }
     }
 
@@ -408,7 +414,15 @@ final class ZkMembership<M> implements Membership<M> {
 
     @Override
     public Registration addListener(Listener listener, Executor executor) {
-        return listeners.add(listener, executor);
+        // A listener added after the end still hears it, once (as a lease's late listener does).
+        return listeners.addThenAsk(new FinalOnce(listener), executor, () -> {
+            Snapshot now = state.get();
+            return switch (now.state()) {
+                case LOST -> l -> l.onLost(this, now.cause());
+                case LEFT -> l -> l.onLeft(this);
+                default -> null;
+            };
+        });
     }
 
     @Override
