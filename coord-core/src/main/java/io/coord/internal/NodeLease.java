@@ -424,6 +424,12 @@ public final class NodeLease implements Lease {
             done.complete(null);
             return done;
         }
+        deleteIfOurs(done, 3);
+        return done;
+    }
+
+    /** Reads our node and deletes it at the version read if our session owns it; a version moved meanwhile (a stamp) reads again. */
+    private void deleteIfOurs(CompletableFuture<Void> done, int tries) {
         try {
             zk.curator().checkExists().inBackground((c, read) -> {
                 Stat stat = read.getStat();
@@ -432,14 +438,18 @@ public final class NodeLease implements Lease {
                     done.complete(null);
                     return;
                 }
-                c.delete().withVersion(stat.getVersion()).inBackground((c2, deleted) -> done.complete(null))
-                        .forPath(token.node().value());
+                c.delete().withVersion(stat.getVersion()).inBackground((c2, deleted) -> {
+                    if (deleted.getResultCode() == KeeperException.Code.BADVERSION.intValue() && tries > 1) {
+                        deleteIfOurs(done, tries - 1);
+                    } else {
+                        done.complete(null);
+                    }
+                }).forPath(token.node().value());
             }).forPath(token.node().value());
         } catch (Exception e) {
             LOG.warn("could not delete lease node {} while closing the client", token.node(), e);
             done.complete(null);
         }
-        return done;
     }
 
     /**
