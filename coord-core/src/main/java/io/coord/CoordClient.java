@@ -45,6 +45,8 @@ public final class CoordClient implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean clampWarned = new AtomicBoolean();
     private final StallMonitor stallMonitor;
+    /** Coord's own periodic work for this client (see {@code Zk.timer()}); no thread outlives the client. */
+    private final java.util.concurrent.ScheduledExecutorService timer;
 
     private CoordClient(CuratorFramework curator, CoordSettings settings, boolean owned) {
         this.curator = curator;
@@ -57,7 +59,12 @@ public final class CoordClient implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        Zk zk = new Zk(this, curator, sessions, events);
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "coord-timer-" + id);
+            t.setDaemon(true);
+            return t;
+        });
+        Zk zk = new Zk(this, curator, sessions, events, timer);
         Zk.register(this, zk);
         curator.getConnectionStateListenable().addListener(sessions);
         this.stallMonitor = settings.stallFraction() == 0 ? null
@@ -299,6 +306,7 @@ public final class CoordClient implements AutoCloseable {
         if (owned) {
             curator.close();
         }
+        timer.shutdownNow();
         events.shutdown();
         try {
             if (!events.awaitTermination(5, TimeUnit.SECONDS)) {

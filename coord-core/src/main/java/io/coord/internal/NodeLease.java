@@ -148,7 +148,7 @@ public final class NodeLease implements Lease {
                 suspectOnly();
             }
             if (ownWatch) {
-                WatchArmer.armLater(this);
+                zk.watchArmer().armLater(this);
             }
         }
     }

@@ -34,14 +34,20 @@ public final class Zk {
     private final CuratorFramework curator;
     private final SessionTracker sessions;
     private final ExecutorService events;
+    /** The client's one timer thread for Coord's own periodic work; shut down with the client. */
+    private final java.util.concurrent.ScheduledExecutorService timer;
+    private final WatchArmer watchArmer;
     private final String principals;
     private final java.util.Set<NodeLease> leases = ConcurrentHashMap.newKeySet();
 
-    public Zk(CoordClient client, CuratorFramework curator, SessionTracker sessions, ExecutorService events) {
+    public Zk(CoordClient client, CuratorFramework curator, SessionTracker sessions, ExecutorService events,
+            java.util.concurrent.ScheduledExecutorService timer) {
         this.client = client;
         this.curator = curator;
         this.sessions = sessions;
         this.events = events;
+        this.timer = timer;
+        this.watchArmer = new WatchArmer(timer);
         CoordSettings settings = client.settings();
         this.principals = settings == null || settings.credentials().isEmpty() ? "anonymous (no credentials)"
                 : settings.credentials().stream().map(Credentials::principal).collect(Collectors.joining(", "));
@@ -88,6 +94,18 @@ public final class Zk {
     /** Coord's own single event thread for this client: lease verification, watch follow-ups. */
     public ExecutorService events() {
         return events;
+    }
+
+    /**
+     * The client's timer: one daemon thread for short, non-blocking periodic work (arming watches,
+     * stamping holds). Shut down when the client closes; work scheduled after that is refused.
+     */
+    public java.util.concurrent.ScheduledExecutorService timer() {
+        return timer;
+    }
+
+    WatchArmer watchArmer() {
+        return watchArmer;
     }
 
     /** The identities this client presents, for error messages ("digest:alice"). */

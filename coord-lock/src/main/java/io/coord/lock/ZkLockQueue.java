@@ -40,6 +40,7 @@ final class ZkLockQueue {
     private final CoordPath path;
     private final LockOptions options;
     private final LockMetrics metrics;
+    private final HeldSinceStamper stamper;
     /** Node data by kind and owner: the few distinct owners of one lock object are encoded once. */
     private final java.util.Map<WaitRule.Type, java.util.Map<String, byte[]>> encodedInfo = new java.util.EnumMap<>(WaitRule.Type.class);
 
@@ -51,6 +52,7 @@ final class ZkLockQueue {
         this.path = path;
         this.options = options;
         this.metrics = new LockMetrics(client.metrics());
+        this.stamper = new HeldSinceStamper(zk.timer());
     }
 
     CoordPath path() {
@@ -194,9 +196,9 @@ final class ZkLockQueue {
             }
         }
         lease.requireNotEnded("the grant of lock " + path);
-        Holding holding = new Holding(request.type(), lease, info, heldSince, stamp, metrics);
+        Holding holding = new Holding(request.type(), lease, info, heldSince, stamp, metrics, stamper);
         if (!stamp) {
-            HeldSinceStamper.track(holding, () -> stampLater(holding));
+            stamper.track(holding, () -> stampLater(holding));
         }
         return holding;
     }
