@@ -7,6 +7,7 @@ import io.coord.CoordClient;
 import io.coord.CoordPath;
 import io.coord.CoordSettings;
 import io.coord.LeaseState;
+import io.coord.RetrySettings;
 import io.coord.test.Awaits;
 import io.coord.test.ReplyLossServer;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("fault")
 class LostCreateReplyIT {
+    private static final RetrySettings QUICK_RETRY = new RetrySettings(Duration.ofMillis(200), 20, Duration.ofSeconds(1));
     private static final CoordPath LOCK = Locks.path("payments", "acct-lost-create");
     private static final CoordPath BALANCE = CoordPath.of("/data/acct-lost-create/balance");
     private static final byte[] AFTER = "101".getBytes(StandardCharsets.UTF_8);
@@ -33,9 +35,12 @@ class LostCreateReplyIT {
     void aLockWhoseNodeCreateLostItsReplyIsAcquiredWithTheRecoveredNodeOnTheLiveSession() throws Exception {
         try (ReplyLossServer server = ReplyLossServer.start();
              // The server's longest session (10 s): the client must stay on one session across the
-             // reconnect after the lost reply, however slowly a loaded machine reconnects.
+             // reconnect after the lost reply, however slowly a loaded machine reconnects. Retries
+             // that start sooner than the default's (200 ms, not 1 s) but give up later (20 × at
+             // least 200 ms): Curator retries without waiting for the reconnect.
              CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString())
-                     .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10)).build())) {
+                     .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10))
+                     .retry(QUICK_RETRY).build())) {
             client.curator().create().creatingParentsIfNeeded().forPath(BALANCE.value(), "100".getBytes(StandardCharsets.UTF_8));
             long session = client.session().id();
             // Protected names start with "_c_": only the lock node's create matches, not its parents'.
