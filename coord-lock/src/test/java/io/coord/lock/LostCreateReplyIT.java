@@ -37,9 +37,10 @@ class LostCreateReplyIT {
              // The server's longest session (10 s): the client must stay on one session across the
              // reconnect after the lost reply, however slowly a loaded machine reconnects. Retries
              // that start sooner than the default's (200 ms, not 1 s) but give up later (20 × at
-             // least 200 ms): Curator retries without waiting for the reconnect.
+             // least 200 ms): Curator retries without waiting for the reconnect. The first connection
+             // may be slow on a loaded machine: a generous bound.
              CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString())
-                     .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10))
+                     .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Awaits.scaled(Duration.ofSeconds(30)))
                      .retry(QUICK_RETRY).build())) {
             client.curator().create().creatingParentsIfNeeded().forPath(BALANCE.value(), "100".getBytes(StandardCharsets.UTF_8));
             long session = client.session().id();

@@ -45,8 +45,9 @@ class LostReplyIT {
                 // The server's longest session (10 s): the client must stay on one session across
                 // the reconnect after a lost reply, however slowly a loaded machine reconnects. Retries
                 // that start sooner than the default's (200 ms, not 1 s) but give up later (20 × at
-                // least 200 ms): Curator retries without waiting for the reconnect.
-                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10))
+                // least 200 ms): Curator retries without waiting for the reconnect. The first connection
+                // may be slow on a loaded machine: a generous bound.
+                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Awaits.scaled(Duration.ofSeconds(30)))
                 .retry(new RetrySettings(Duration.ofMillis(200), 20, Duration.ofSeconds(1))).build());
     }
 
