@@ -176,6 +176,32 @@ public final class Zk {
         return handle.multi(raw);
     }
 
+    /** The answer to a {@link #multiOnceAsync}: its result code and, when it has them, the per-op results. */
+    public record MultiAnswer(KeeperException.Code code, List<OpResult> results) {
+    }
+
+    /**
+     * {@link #multiOnce} in the background: sent once, on the current ZooKeeper handle, outside
+     * Curator's retry loop (which re-sends a background transaction after a lost reply and so could
+     * apply it twice). The future completes on ZooKeeper's event thread with the answer, whatever its
+     * code: {@link #indeterminate} codes leave the outcome unknown, for the caller to find out. Sent
+     * right away, so it keeps its place among this session's requests.
+     */
+    public java.util.concurrent.CompletableFuture<MultiAnswer> multiOnceAsync(CoordPath where, List<CuratorOp> ops) {
+        java.util.concurrent.CompletableFuture<MultiAnswer> answer = new java.util.concurrent.CompletableFuture<>();
+        try {
+            List<Op> raw = new ArrayList<>(ops.size());
+            for (CuratorOp op : ops) {
+                raw.add(op.get());
+            }
+            curator.getZookeeperClient().getZooKeeper().multi(raw,
+                    (rc, path, ctx, results) -> answer.complete(new MultiAnswer(KeeperException.Code.get(rc), results)), null);
+        } catch (Exception e) {
+            answer.completeExceptionally(translate(e, where));
+        }
+        return answer;
+    }
+
     /** Whether {@code e} leaves a transaction's outcome unknown: it may or may not have committed. */
     public static boolean indeterminate(KeeperException e) {
         return e.code() == KeeperException.Code.CONNECTIONLOSS || e.code() == KeeperException.Code.SESSIONEXPIRED
