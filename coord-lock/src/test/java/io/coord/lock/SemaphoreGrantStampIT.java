@@ -6,14 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.coord.ConnectionLostException;
 import io.coord.CoordClient;
 import io.coord.CoordPath;
-import io.coord.RetrySettings;
 import io.coord.internal.SequentialNodes;
 import io.coord.test.Awaits;
 import io.coord.test.ClientProxy;
 import io.coord.test.ZooKeeperExtension;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryNTimes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,6 +24,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -66,7 +65,7 @@ class SemaphoreGrantStampIT {
                         "the stamping client connected through the proxy");
                 CoordClient flaky = CoordClient.wrap(flakyCurator);
                 try {
-                    run(proxy, flaky);
+                    stampFailsThenAPermitFrees(proxy, flaky);
                 } finally {
                     flaky.close();
                 }
@@ -76,7 +75,7 @@ class SemaphoreGrantStampIT {
         }
     }
 
-    private void run(ClientProxy proxy, CoordClient flaky) throws Exception {
+    private void stampFailsThenAPermitFrees(ClientProxy proxy, CoordClient flaky) throws Exception {
         AtomicBoolean armed = new AtomicBoolean();
         AtomicBoolean cut = new AtomicBoolean();
         // The grant reads the clock just before it stamps: that is where the connection goes dark.
@@ -114,7 +113,7 @@ class SemaphoreGrantStampIT {
         Future<LockLease> fourth = pool.submit(() -> waiting.acquire(WAIT));
         LockTesting.await("the fourth queued", Duration.ofSeconds(10), () -> LockTesting.inspect(observer, SEM).waiters().size() == 2);
         String thirdNode = children(observer).get(2);
-        awaitWatchedBy(thirdNode, fourthClient);
+        LockTesting.awaitWatch(SERVER, "the fourth watches the third", SEM.child(thirdNode), fourthClient.session().id());
 
         armed.set(true);
         h1.close(); // the third is granted; its stamp meets a dark connection
@@ -151,16 +150,5 @@ class SemaphoreGrantStampIT {
         } catch (Exception e) {
             throw new AssertionError("could not list " + SEM, e);
         }
-    }
-
-    /** Waits until the server holds a watch of {@code client}'s session on {@code name} under the semaphore. */
-    private static void awaitWatchedBy(String name, CoordClient client) {
-        String node = "/" + SERVER.namespace() + SEM.child(name).value();
-        String session = "0x" + Long.toHexString(client.session().id());
-        LockTesting.await("the fourth watches the third", Duration.ofSeconds(10), () -> {
-            String wchp = LockTesting.fourLetter(SERVER, "wchp");
-            int at = wchp.indexOf(node + "\n");
-            return at >= 0 && wchp.substring(at).split("\n/", 2)[0].contains(session);
-        });
     }
 }
