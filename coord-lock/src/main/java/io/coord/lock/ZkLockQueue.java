@@ -80,6 +80,10 @@ final class ZkLockQueue {
         String outcome = "failed";
         NodeWatch watch = null; // made on the first wait: an uncontended acquire needs none
         try {
+            if (request.permits() != null) {
+                // Before any decision: a client with another count than the path's must take no permit.
+                SemaphorePermits.check(zk, path, request.permits());
+            }
             List<WaitRule.Node> queue = read(request, created);
             boolean waited = false;
             while (true) {
