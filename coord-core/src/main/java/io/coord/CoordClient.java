@@ -1,5 +1,6 @@
 package io.coord;
 
+import io.coord.internal.EventThreads;
 import io.coord.internal.SessionTracker;
 import io.coord.internal.StallMonitor;
 import io.coord.internal.Zk;
@@ -7,7 +8,6 @@ import io.coord.internal.ZkSession;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,6 +42,7 @@ public final class CoordClient implements AutoCloseable {
     private final boolean owned;
     private final SessionTracker sessions;
     private final ExecutorService events;
+    private final ExecutorService callbacks;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean clampWarned = new AtomicBoolean();
     private final StallMonitor stallMonitor;
@@ -52,12 +53,9 @@ public final class CoordClient implements AutoCloseable {
         this.owned = owned;
         this.sessions = new SessionTracker(settings.metrics());
         int id = CLIENT_IDS.incrementAndGet();
-        this.events = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "coord-events-" + id);
-            t.setDaemon(true);
-            return t;
-        });
-        Zk zk = new Zk(this, curator, sessions, events);
+        this.events = EventThreads.newEventsExecutor("coord-events-" + id);
+        this.callbacks = EventThreads.newCallbackExecutor("coord-callbacks-" + id);
+        Zk zk = new Zk(this, curator, sessions, events, callbacks);
         Zk.register(this, zk);
         curator.getConnectionStateListenable().addListener(sessions);
         this.stallMonitor = settings.stallFraction() == 0 ? null
@@ -285,13 +283,20 @@ public final class CoordClient implements AutoCloseable {
         if (owned) {
             curator.close();
         }
-        events.shutdown();
+        // Events first: the leases' last moves (LOST with the CLOSED session) hand their ended()
+        // dependents to the callback thread, which must still take them.
+        shutDown(events);
+        shutDown(callbacks);
+    }
+
+    private static void shutDown(ExecutorService executor) {
+        executor.shutdown();
         try {
-            if (!events.awaitTermination(5, TimeUnit.SECONDS)) {
-                events.shutdownNow();
+            if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+                executor.shutdownNow();
             }
         } catch (InterruptedException e) {
-            events.shutdownNow();
+            executor.shutdownNow();
             Thread.currentThread().interrupt();
         }
     }

@@ -34,14 +34,17 @@ public final class Zk {
     private final CuratorFramework curator;
     private final SessionTracker sessions;
     private final ExecutorService events;
+    private final ExecutorService callbacks;
     private final String principals;
     private final java.util.Set<NodeLease> leases = ConcurrentHashMap.newKeySet();
 
-    public Zk(CoordClient client, CuratorFramework curator, SessionTracker sessions, ExecutorService events) {
+    public Zk(CoordClient client, CuratorFramework curator, SessionTracker sessions, ExecutorService events,
+            ExecutorService callbacks) {
         this.client = client;
         this.curator = curator;
         this.sessions = sessions;
         this.events = events;
+        this.callbacks = callbacks;
         CoordSettings settings = client.settings();
         this.principals = settings == null || settings.credentials().isEmpty() ? "anonymous (no credentials)"
                 : settings.credentials().stream().map(Credentials::principal).collect(Collectors.joining(", "));
@@ -85,9 +88,38 @@ public final class Zk {
         return s;
     }
 
-    /** Coord's own single event thread for this client: lease verification, watch follow-ups. */
+    /**
+     * Coord's own single event thread for this client: lease verification, watch follow-ups. It
+     * drives every lease of the client, so nothing submitted here may block (see {@link EventThreads}):
+     * send ZooKeeper requests in the background, or hand blocking work to {@link #callbacks()}.
+     */
     public ExecutorService events() {
         return events;
+    }
+
+    /**
+     * This client's callback thread (owned and shut down by the client): {@code Lease.ended()}
+     * dependents and release steps of leases that ended on an event thread, and blocking tidy-ups.
+     * Code here may block; it delays only other callbacks, never a lease event.
+     */
+    public ExecutorService callbacks() {
+        return callbacks;
+    }
+
+    /**
+     * Runs {@code task} on {@link #callbacks()} if the current thread is an event thread, else
+     * here. A closed client (callbacks shut down) runs it here: nothing else waits on it then.
+     */
+    public void offEventThread(Runnable task) {
+        if (!EventThreads.current()) {
+            task.run();
+            return;
+        }
+        try {
+            callbacks.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            task.run();
+        }
     }
 
     /** The identities this client presents, for error messages ("digest:alice"). */
@@ -107,8 +139,30 @@ public final class Zk {
         }
     }
 
-    /** Runs one ZooKeeper call, translating failures; interrupts propagate. */
+    /**
+     * Runs one ZooKeeper call, translating failures; interrupts propagate. It may block (Curator's
+     * retry loop), so it must not run on an event thread: {@link EventThreads#checkMayBlock} reports
+     * one that does. For building an op or sending a background request use {@link #op}.
+     */
     public <T> T call(CoordPath path, ZkCall<T> call) throws InterruptedException {
+        EventThreads.checkMayBlock(path);
+        return run(path, call);
+    }
+
+    /**
+     * Runs {@code call} that never waits for the server (builds a transaction op, or sends a request
+     * in the background), translating failures: allowed on any thread, event threads included.
+     */
+    public <T> T op(CoordPath path, ZkCall<T> call) {
+        try {
+            return run(path, call);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordException("interrupted while building the operation on " + path, e);
+        }
+    }
+
+    private <T> T run(CoordPath path, ZkCall<T> call) throws InterruptedException {
         try {
             return call.call();
         } catch (InterruptedException e) {
@@ -142,6 +196,7 @@ public final class Zk {
      * KeeperExceptions come back raw, so the caller can see which operation failed.
      */
     public List<OpResult> multiOnce(CoordPath where, List<CuratorOp> ops) throws KeeperException, InterruptedException {
+        EventThreads.checkMayBlock(where);
         List<Op> raw = new ArrayList<>(ops.size());
         for (CuratorOp op : ops) {
             raw.add(op.get()); // namespace and ACLs were applied when the op was built
