@@ -51,10 +51,10 @@ public final class CoordClient implements AutoCloseable {
         this.curator = curator;
         this.settings = settings;
         this.owned = owned;
-        this.sessions = new SessionTracker(settings.metrics());
         int id = CLIENT_IDS.incrementAndGet();
         this.events = EventThreads.newEventsExecutor("coord-events-" + id);
         this.callbacks = EventThreads.newCallbackExecutor("coord-callbacks-" + id);
+        this.sessions = new SessionTracker(settings.metrics(), callbacks);
         Zk zk = new Zk(this, curator, sessions, events, callbacks);
         Zk.register(this, zk);
         curator.getConnectionStateListenable().addListener(sessions);

@@ -8,8 +8,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The rule "nothing blocking on an event thread", made checkable. An event thread is a client's
- * Coord events thread (it drives every lease of the client: replies, LOST, confirmations) or
- * ZooKeeper's own event thread (watchers and Curator's background callbacks). One blocking call
+ * Coord events thread (it drives every lease of the client: replies, LOST, confirmations),
+ * ZooKeeper's own event thread (watchers and Curator's background callbacks) or Curator's
+ * connection-state thread (where {@link SessionTracker} moves sessions). One blocking call
  * there holds up every event behind it: while the connection is dark, a LOST from a deleted node
  * or an expired session would wait for the call's whole retry loop.
  *
@@ -26,6 +27,8 @@ public final class EventThreads {
     private static final ThreadLocal<Boolean> COORD_EVENTS = ThreadLocal.withInitial(() -> Boolean.FALSE);
     /** ZooKeeper's ClientCnxn names its event thread after the creating thread plus this suffix. */
     private static final String ZOOKEEPER_EVENT_THREAD_SUFFIX = "-EventThread";
+    /** Curator's thread for connection-state listeners ("Curator-ConnectionStateManager-0"). */
+    private static final String CURATOR_CONNECTION_STATE_THREAD = "ConnectionStateManager";
     private static final AtomicLong VIOLATIONS = new AtomicLong();
 
     private EventThreads() {
@@ -56,9 +59,13 @@ public final class EventThreads {
         });
     }
 
-    /** Whether the current thread is an event thread (Coord's or ZooKeeper's). */
+    /** Whether the current thread is an event thread (Coord's, ZooKeeper's, or Curator's connection-state thread). */
     public static boolean current() {
-        return COORD_EVENTS.get() || Thread.currentThread().getName().endsWith(ZOOKEEPER_EVENT_THREAD_SUFFIX);
+        if (COORD_EVENTS.get()) {
+            return true;
+        }
+        String name = Thread.currentThread().getName();
+        return name.endsWith(ZOOKEEPER_EVENT_THREAD_SUFFIX) || name.contains(CURATOR_CONNECTION_STATE_THREAD);
     }
 
     /** Reports a blocking call about to run on an event thread; see the class comment. */
