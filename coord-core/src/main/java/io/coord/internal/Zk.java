@@ -154,12 +154,7 @@ public final class Zk {
      * in the background), translating failures: allowed on any thread, event threads included.
      */
     public <T> T op(CoordPath path, ZkCall<T> call) {
-        try {
-            return run(path, call);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CoordException("interrupted while building the operation on " + path, e);
-        }
+        return uninterruptibly(path, call);
     }
 
     private <T> T run(CoordPath path, ZkCall<T> call) throws InterruptedException {
@@ -177,8 +172,13 @@ public final class Zk {
      * keeps the thread's interrupt flag set and surfaces as a {@link CoordException}.
      */
     public <T> T callUninterruptibly(CoordPath path, ZkCall<T> call) {
+        EventThreads.checkMayBlock(path);
+        return uninterruptibly(path, call);
+    }
+
+    private <T> T uninterruptibly(CoordPath path, ZkCall<T> call) {
         try {
-            return call(path, call);
+            return run(path, call);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordException("interrupted during the operation on " + path, e);
