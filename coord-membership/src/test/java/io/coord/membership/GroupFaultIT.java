@@ -257,7 +257,7 @@ class GroupFaultIT {
 
             proxy.accept();
             // a reconnect (ZooKeeper's client waits up to a second between attempts) and two background requests
-            Awaits.until("m1's node deleted after the reconnect", Duration.ofSeconds(4), () -> exists(other, node) == Boolean.FALSE);
+            Awaits.until("m1's node deleted after the reconnect", Duration.ofSeconds(6), () -> exists(other, node) == Boolean.FALSE);
             assertEquals(session, cutClient.session().id(), "same session: our delete removed the node, not an expiry");
         }
         assertEquals(violationsBefore, EventThreads.violations(), "no blocking call ran on an event thread");
