@@ -1,5 +1,6 @@
 package io.coord;
 
+import io.coord.internal.EventThreads;
 import io.coord.internal.SessionTracker;
 import io.coord.internal.StallMonitor;
 import io.coord.internal.Zk;
@@ -42,6 +43,7 @@ public final class CoordClient implements AutoCloseable {
     private final boolean owned;
     private final SessionTracker sessions;
     private final ExecutorService events;
+    private final ExecutorService callbacks;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean clampWarned = new AtomicBoolean();
     private final StallMonitor stallMonitor;
@@ -52,19 +54,16 @@ public final class CoordClient implements AutoCloseable {
         this.curator = curator;
         this.settings = settings;
         this.owned = owned;
-        this.sessions = new SessionTracker(settings.metrics());
         int id = CLIENT_IDS.incrementAndGet();
-        this.events = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "coord-events-" + id);
-            t.setDaemon(true);
-            return t;
-        });
+        this.events = EventThreads.newEventsExecutor("coord-events-" + id);
+        this.callbacks = EventThreads.newCallbackExecutor("coord-callbacks-" + id);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "coord-timer-" + id);
             t.setDaemon(true);
             return t;
         });
-        Zk zk = new Zk(this, curator, sessions, events, timer);
+        this.sessions = new SessionTracker(settings.metrics(), callbacks);
+        Zk zk = new Zk(this, curator, sessions, events, callbacks, timer);
         Zk.register(this, zk);
         curator.getConnectionStateListenable().addListener(sessions);
         this.stallMonitor = settings.stallFraction() == 0 ? null
@@ -307,13 +306,20 @@ public final class CoordClient implements AutoCloseable {
             curator.close();
         }
         timer.shutdownNow();
-        events.shutdown();
+        // Events first: the leases' last moves (LOST with the CLOSED session) hand their ended()
+        // dependents to the callback thread, which must still take them.
+        shutDown(events);
+        shutDown(callbacks);
+    }
+
+    private static void shutDown(ExecutorService executor) {
+        executor.shutdown();
         try {
-            if (!events.awaitTermination(5, TimeUnit.SECONDS)) {
-                events.shutdownNow();
+            if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+                executor.shutdownNow();
             }
         } catch (InterruptedException e) {
-            events.shutdownNow();
+            executor.shutdownNow();
             Thread.currentThread().interrupt();
         }
     }

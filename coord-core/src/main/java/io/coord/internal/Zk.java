@@ -34,6 +34,7 @@ public final class Zk {
     private final CuratorFramework curator;
     private final SessionTracker sessions;
     private final ExecutorService events;
+    private final ExecutorService callbacks;
     /** The client's one timer thread for Coord's own periodic work; shut down with the client. */
     private final java.util.concurrent.ScheduledExecutorService timer;
     private final WatchArmer watchArmer;
@@ -41,11 +42,12 @@ public final class Zk {
     private final java.util.Set<NodeLease> leases = ConcurrentHashMap.newKeySet();
 
     public Zk(CoordClient client, CuratorFramework curator, SessionTracker sessions, ExecutorService events,
-            java.util.concurrent.ScheduledExecutorService timer) {
+            ExecutorService callbacks, java.util.concurrent.ScheduledExecutorService timer) {
         this.client = client;
         this.curator = curator;
         this.sessions = sessions;
         this.events = events;
+        this.callbacks = callbacks;
         this.timer = timer;
         this.watchArmer = new WatchArmer(timer);
         CoordSettings settings = client.settings();
@@ -91,9 +93,38 @@ public final class Zk {
         return s;
     }
 
-    /** Coord's own single event thread for this client: lease verification, watch follow-ups. */
+    /**
+     * Coord's own single event thread for this client: lease verification, watch follow-ups. It
+     * drives every lease of the client, so nothing submitted here may block (see {@link EventThreads}):
+     * send ZooKeeper requests in the background, or hand blocking work to {@link #callbacks()}.
+     */
     public ExecutorService events() {
         return events;
+    }
+
+    /**
+     * This client's callback thread (owned and shut down by the client): {@code Lease.ended()}
+     * dependents and release steps of leases that ended on an event thread, and blocking tidy-ups.
+     * Code here may block; it delays only other callbacks, never a lease event.
+     */
+    public ExecutorService callbacks() {
+        return callbacks;
+    }
+
+    /**
+     * Runs {@code task} on {@link #callbacks()} if the current thread is an event thread, else
+     * here. A closed client (callbacks shut down) runs it here: nothing else waits on it then.
+     */
+    public void offEventThread(Runnable task) {
+        if (!EventThreads.current()) {
+            task.run();
+            return;
+        }
+        try {
+            callbacks.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            task.run();
+        }
     }
 
     /**
@@ -125,8 +156,25 @@ public final class Zk {
         }
     }
 
-    /** Runs one ZooKeeper call, translating failures; interrupts propagate. */
+    /**
+     * Runs one ZooKeeper call, translating failures; interrupts propagate. It may block (Curator's
+     * retry loop), so it must not run on an event thread: {@link EventThreads#checkMayBlock} reports
+     * one that does. For building an op or sending a background request use {@link #op}.
+     */
     public <T> T call(CoordPath path, ZkCall<T> call) throws InterruptedException {
+        EventThreads.checkMayBlock(path);
+        return run(path, call);
+    }
+
+    /**
+     * Runs {@code call} that never waits for the server (builds a transaction op, or sends a request
+     * in the background), translating failures: allowed on any thread, event threads included.
+     */
+    public <T> T op(CoordPath path, ZkCall<T> call) {
+        return uninterruptibly(path, call);
+    }
+
+    private <T> T run(CoordPath path, ZkCall<T> call) throws InterruptedException {
         try {
             return call.call();
         } catch (InterruptedException e) {
@@ -141,8 +189,13 @@ public final class Zk {
      * keeps the thread's interrupt flag set and surfaces as a {@link CoordException}.
      */
     public <T> T callUninterruptibly(CoordPath path, ZkCall<T> call) {
+        EventThreads.checkMayBlock(path);
+        return uninterruptibly(path, call);
+    }
+
+    private <T> T uninterruptibly(CoordPath path, ZkCall<T> call) {
         try {
-            return call(path, call);
+            return run(path, call);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordException("interrupted during the operation on " + path, e);
@@ -160,6 +213,7 @@ public final class Zk {
      * KeeperExceptions come back raw, so the caller can see which operation failed.
      */
     public List<OpResult> multiOnce(CoordPath where, List<CuratorOp> ops) throws KeeperException, InterruptedException {
+        EventThreads.checkMayBlock(where);
         List<Op> raw = new ArrayList<>(ops.size());
         for (CuratorOp op : ops) {
             raw.add(op.get()); // namespace and ACLs were applied when the op was built
