@@ -1,5 +1,6 @@
 package io.coord;
 
+import io.coord.internal.EventThreads;
 import io.coord.internal.SessionTracker;
 import io.coord.internal.StallMonitor;
 import io.coord.internal.Zk;
@@ -42,22 +43,27 @@ public final class CoordClient implements AutoCloseable {
     private final boolean owned;
     private final SessionTracker sessions;
     private final ExecutorService events;
+    private final ExecutorService callbacks;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean clampWarned = new AtomicBoolean();
     private final StallMonitor stallMonitor;
+    /** Coord's own periodic work for this client (see {@code Zk.timer()}); no thread outlives the client. */
+    private final java.util.concurrent.ScheduledExecutorService timer;
 
     private CoordClient(CuratorFramework curator, CoordSettings settings, boolean owned) {
         this.curator = curator;
         this.settings = settings;
         this.owned = owned;
-        this.sessions = new SessionTracker(settings.metrics());
         int id = CLIENT_IDS.incrementAndGet();
-        this.events = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "coord-events-" + id);
+        this.events = EventThreads.newEventsExecutor("coord-events-" + id);
+        this.callbacks = EventThreads.newCallbackExecutor("coord-callbacks-" + id);
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "coord-timer-" + id);
             t.setDaemon(true);
             return t;
         });
-        Zk zk = new Zk(this, curator, sessions, events);
+        this.sessions = new SessionTracker(settings.metrics(), callbacks);
+        Zk zk = new Zk(this, curator, sessions, events, callbacks, timer);
         Zk.register(this, zk);
         curator.getConnectionStateListenable().addListener(sessions);
         this.stallMonitor = settings.stallFraction() == 0 ? null
@@ -299,13 +305,21 @@ public final class CoordClient implements AutoCloseable {
         if (owned) {
             curator.close();
         }
-        events.shutdown();
+        timer.shutdownNow();
+        // Events first: the leases' last moves (LOST with the CLOSED session) hand their ended()
+        // dependents to the callback thread, which must still take them.
+        shutDown(events);
+        shutDown(callbacks);
+    }
+
+    private static void shutDown(ExecutorService executor) {
+        executor.shutdown();
         try {
-            if (!events.awaitTermination(5, TimeUnit.SECONDS)) {
-                events.shutdownNow();
+            if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+                executor.shutdownNow();
             }
         } catch (InterruptedException e) {
-            events.shutdownNow();
+            executor.shutdownNow();
             Thread.currentThread().interrupt();
         }
     }

@@ -45,10 +45,23 @@ public interface Lease extends AutoCloseable {
      */
     void checkValid();
 
-    /** Completes with {@code LOST} or {@code RELEASED} when the lease ends. */
+    /**
+     * Completes with {@code LOST} or {@code RELEASED} when the lease ends. Dependents
+     * ({@code ended().thenRun(...)}) never run on Coord's event thread nor ZooKeeper's: they run on
+     * the thread that ended the lease by a call ({@link #close()}, a refused guarded write), on the
+     * thread that adds them once the future is complete, or else on the client's callback thread.
+     * That thread is one per client and runs callbacks one at a time: a dependent that blocks delays
+     * the other leases' {@code ended()} dependents (never their state, their listeners on your
+     * executors, nor any lease event), so long or blocking work belongs on your own executor
+     * ({@code ended().thenRunAsync(work, yourExecutor)}).
+     */
     CompletableFuture<LeaseState> ended();
 
-    /** Registers a listener, called on {@code executor}. See {@link LeaseListener} for the contract. */
+    /**
+     * Registers a listener, called on {@code executor}. See {@link LeaseListener} for the contract.
+     * A direct executor ({@code Runnable::run}) runs the listener on Coord's event thread, which
+     * drives every lease of the client: such a listener must return at once and never block.
+     */
     Registration addListener(LeaseListener listener, Executor executor);
 
     /** A {@code check} of this lease's node, to put first in your own Curator transaction. */

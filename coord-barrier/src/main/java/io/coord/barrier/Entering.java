@@ -144,11 +144,11 @@ final class Entering extends Waiting {
                     }
                     // someone else arrived (or a seat went) since we looked: take a seat the ordinary way
                 }
-                CompletableFuture<CuratorEvent> taking = store.seats().takeSeat(g, name);
+                CompletableFuture<io.coord.internal.Zk.MultiAnswer> taking = store.seats().takeSeat(g, name);
                 CompletableFuture<CuratorEvent> relisted = store.seats().readMembersAsync(watching, g, null);
                 CompletableFuture<CuratorEvent> rerooted = store.seats().readRootAsync(watching, signal);
-                CuratorEvent answer = SeatCalls.await(taking, giveUp, g.members());
-                KeeperException.Code code = SeatCalls.code(answer);
+                io.coord.internal.Zk.MultiAnswer answer = SeatCalls.await(taking, giveUp, g.members());
+                KeeperException.Code code = answer.code();
                 if (code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT) {
                     throw store.seats().failure(answer, g.members()); // pending: adopted (or not) on the next pass
                 }
@@ -160,7 +160,7 @@ final class Entering extends Waiting {
                 if (code != KeeperException.Code.OK) {
                     throw store.seats().failure(answer, g.members());
                 }
-                SeatCalls.Taken t = SeatCalls.taken(answer.getOpResults());
+                SeatCalls.Taken t = SeatCalls.taken(answer);
                 seat = barrier.seat(g, t.node(), t.czxid(), session);
                 if (readBatch(g, relisted, rerooted)) {
                     return;

@@ -50,7 +50,9 @@ final class Leaving extends Waiting {
                 // Everyone has left: the seat's node and this call's watches only need tidying.
                 // That happens on the client's own event thread, and a moment later: the delete is
                 // a write, and a server queues reads behind a write it is syncing to disk, so a
-                // delete sent at once would hold up the other members' reads of the outcome.
+                // delete sent at once would hold up the other members' reads of the outcome. On
+                // that thread both are background requests (NodeLease.close sends its delete so
+                // there): it drives every lease of the client and must never wait on a dark connection.
                 seat.released();
                 finish("coord.barrier.leave.wait", outcome, true);
                 WatcherRemoveCuratorFramework w = watching;

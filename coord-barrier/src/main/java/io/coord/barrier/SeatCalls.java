@@ -21,6 +21,7 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 
@@ -60,7 +61,7 @@ final class SeatCalls {
     }
 
     /** The event of a background call, waiting at most until {@code deadlineNanos}. */
-    static CuratorEvent await(CompletableFuture<CuratorEvent> call, long deadlineNanos, CoordPath path) throws InterruptedException {
+    static <T> T await(CompletableFuture<T> call, long deadlineNanos, CoordPath path) throws InterruptedException {
         try {
             return call.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
@@ -86,12 +87,38 @@ final class SeatCalls {
      * since) and creates the seat (ephemeral-sequential; not protected: the caller's unique name is
      * its protection). The seat's czxid is the transaction's zxid: the set's {@code mzxid}.
      */
-    CompletableFuture<CuratorEvent> takeSeat(Generation g, String name) {
+    CompletableFuture<Zk.MultiAnswer> takeSeat(Generation g, String name) {
         CoordPath base = g.members().child(name);
         List<CuratorOp> ops = List.of(
                 store.op(() -> store.curator().transactionOp().setData().forPath(g.members().value(), new byte[0])),
                 store.op(() -> store.curator().transactionOp().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(base.value(), new byte[0])));
-        return async(base, cb -> store.curator().transaction().inBackground(cb).forOperations(ops));
+        // Sent once: Curator re-sends a background transaction after a lost reply, and a seat is
+        // sequential, so the re-send would take a second seat for one member (the barrier would
+        // count it twice and pass early). A lost answer is adopted by the unique name instead.
+        return zk.multiOnceAsync(base, ops);
+    }
+
+    /** The seat from a {@link #takeSeat} answer. */
+    static Taken taken(Zk.MultiAnswer answer) {
+        long czxid = -1;
+        String node = null;
+        for (OpResult r : answer.results()) {
+            if (r instanceof OpResult.SetDataResult set && czxid < 0) {
+                czxid = set.getStat().getMzxid();
+            } else if (r instanceof OpResult.CreateResult created) {
+                String path = created.getPath();
+                node = path.substring(path.lastIndexOf('/') + 1);
+            }
+        }
+        if (node == null || czxid < 0) {
+            throw new IllegalStateException("a seat's transaction answered without its seat: " + answer);
+        }
+        return new Taken(node, czxid);
+    }
+
+    /** The Coord exception for a failed {@link #takeSeat}. */
+    CoordException failure(Zk.MultiAnswer answer, CoordPath path) {
+        return zk.translate(KeeperException.create(answer.code(), path.value()), path);
     }
 
     /** A seat just made: its node name and czxid. */
@@ -140,16 +167,31 @@ final class SeatCalls {
         ops.add(store.op(() -> store.curator().transactionOp().setData().withVersion(rootVersion).forPath(root.value(), data)));
         ops.add(store.op(() -> store.curator().transactionOp().create().forPath(g.marker(Generation.READY).value(), list)));
         Payloads.checkTransaction(ops, Payloads.TRANSACTION_LIMIT);
+        List<OpResult> results;
         try {
-            return zk.call(root, () -> store.curator().transaction().forOperations(ops));
-        } catch (CoordException e) {
-            Throwable c = e.getCause();
-            if (c instanceof KeeperException.BadVersionException || c instanceof KeeperException.NoNodeException
-                    || c instanceof KeeperException.NodeExistsException) {
+            // Sent once: a Curator retry after a lost reply would fail at the version check and the
+            // caller would then take a second seat beside the one this transaction made.
+            results = zk.multiOnce(root, ops);
+        } catch (KeeperException e) {
+            if (Zk.indeterminate(e)) {
+                throw new ConnectionLostException("the arrival that completes barrier " + root + " may or may not have"
+                        + " committed: " + e.code() + " before its answer; its seat is looked for by name");
+            }
+            if (e instanceof KeeperException.BadVersionException || e instanceof KeeperException.NoNodeException
+                    || e instanceof KeeperException.NodeExistsException) {
                 return null;
             }
-            throw e;
+            throw zk.translate(e, root);
         }
+        List<CuratorTransactionResult> out = new ArrayList<>(results.size());
+        for (int i = 0; i < results.size(); i++) {
+            OpResult r = results.get(i);
+            var typed = ops.get(i).getTypeAndPath();
+            String resultPath = r instanceof OpResult.CreateResult c ? c.getPath() : typed.getForPath();
+            Stat stat = r instanceof OpResult.SetDataResult d ? d.getStat() : r instanceof OpResult.CreateResult c ? c.getStat() : null;
+            out.add(new CuratorTransactionResult(typed.getType(), typed.getForPath(), resultPath, stat));
+        }
+        return out;
     }
 
     /**

@@ -8,8 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.BarrierBrokenException;
 import io.coord.CoordClient;
+import io.coord.CoordPath;
+import io.coord.LeaseState;
 import io.coord.SessionState;
 import io.coord.barrier.BarrierStatus.Phase;
+import io.coord.internal.EventThreads;
+import io.coord.internal.LeaseNodes;
+import io.coord.internal.NodeLease;
+import io.coord.internal.Zk;
 import io.coord.test.Awaits;
 import io.coord.test.ChildJvm;
 import io.coord.test.ClientProxy;
@@ -224,5 +230,49 @@ class DoubleBarrierFaultIT {
             get(cutLeave);
             assertEquals(Phase.DONE, others.get(0).status().phase());
         }
+    }
+
+    /**
+     * Issue 15, defect 5: the seat's tidy-up after a completed leave runs on the client's events
+     * thread, which drives every lease of the client. It used to be a synchronous guaranteed
+     * delete: with the connection dark it sat in Curator's retry loop (a connection timeout per
+     * attempt), and every other lease event of that client waited behind it, the expiry's LOST
+     * included. The connection timeout here is far longer than the session, so that a tidy-up
+     * blocking for even one attempt would visibly hold up that LOST.
+     */
+    @Test
+    void aTidyUpOnADarkConnectionDoesNotHoldUpTheLossOfTheClientsOtherLeases() throws Exception {
+        long violationsBefore = EventThreads.violations();
+        try (ClientProxy proxy = ClientProxy.to(zk.ensemble())) {
+            CoordClient cutClient = zk.newClient(b -> b.connectString(proxy.connectString()).sessionTimeout(VICTIM_SESSION)
+                    .connectionTimeout(Duration.ofSeconds(30)));
+            Zk cutZk = Zk.of(cutClient);
+            NodeLease other = LeaseNodes.lease(cutZk, LeaseNodes.create(cutZk, CoordPath.of("/tidy/other"), "lease-", new byte[0], true));
+            DoubleBarrier cut = DoubleBarrier.create(cutClient, "tidy", 2, BarrierOptions.builder().memberId("cut").build());
+            DoubleBarrier peer = DoubleBarrierIT.members(zk, "tidy", 1, 2).get(0);
+            Future<BarrierSeat> cutEnter = pool.submit(() -> cut.enter(LONG));
+            BarrierSeat peerSeat = peer.enter(LONG);
+            BarrierSeat cutSeat = get(cutEnter);
+            Future<?> cutLeave = pool.submit(() -> {
+                cutSeat.leave(LONG);
+                return null;
+            });
+            peerSeat.leave(LONG);
+            get(cutLeave);
+            // The cut member's tidy-up (its seat's delete) is due Leaving.TIDY_DELAY_MS from now, on
+            // its client's events thread; the connection goes dark before that, and stays dark.
+            proxy.refuse();
+            long dark = System.nanoTime();
+            // Curator declares the session lost up to 2/3 of a session after its timeout, then one
+            // hand-off; the rest is headroom for a loaded machine, still far below the 30 s one blocked
+            // attempt of the old tidy-up took. Awaits stretches the bound by the timing factor.
+            Awaits.until("the other lease of the cut client LOST with its session", VICTIM_SESSION.plus(Duration.ofSeconds(8)),
+                    () -> other.state() == LeaseState.LOST);
+            System.out.println("other lease LOST " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - dark)
+                    + " ms after the connection went dark (session " + VICTIM_SESSION.toMillis() + " ms)");
+            assertEquals(LeaseState.LOST, other.ended().get(MARGIN.toMillis(), TimeUnit.MILLISECONDS));
+            assertEquals(LeaseState.RELEASED, cutSeat.state(), "the seat itself was released by the completed leave");
+        }
+        assertEquals(violationsBefore, EventThreads.violations(), "no blocking call ran on an event thread");
     }
 }

@@ -43,21 +43,33 @@ public final class LeaseNodes {
             // The create was applied but its reply was lost: Curator's protected mode found the node
             // again by name, and that path never fills the stat. Read it (czxid is still the token);
             // gone again means our session ended meanwhile, which the check below reports.
-            Stat found = zk.call(created, () -> zk.curator().checkExists().forPath(path));
+            Stat found;
+            try {
+                found = zk.call(created, () -> zk.curator().checkExists().forPath(path));
+            } catch (RuntimeException | InterruptedException e) {
+                // Curator cleans up only when the create itself throws: a recovered node we cannot
+                // read would stay on a live session and block everyone behind it. Delete it.
+                deleteQuietly(zk, path);
+                throw e;
+            }
             stat = found != null ? found : filled;
         }
         ZkSession owner = zk.sessions().current();
         if (owner == null || owner.id() != stat.getEphemeralOwner() || owner.state().isTerminal()) {
             // The session changed while the create was in flight: the node belongs to a session we
             // no longer hold. Remove it (best effort) and report the loss.
-            try {
-                zk.curator().delete().guaranteed().forPath(path);
-            } catch (Exception ignored) {
-                // the guaranteed delete keeps trying in the background
-            }
+            deleteQuietly(zk, path);
             throw new SessionExpiredException("session 0x" + Long.toHexString(before.id()) + " ended while creating " + created);
         }
         return new Created(new FencingToken(stat.getCzxid(), created), stat, owner);
+    }
+
+    private static void deleteQuietly(Zk zk, String path) {
+        try {
+            zk.curator().delete().guaranteed().forPath(path);
+        } catch (Exception ignored) {
+            // the guaranteed delete keeps trying in the background
+        }
     }
 
     /** Starts the lease for a node made by {@link #create}. */

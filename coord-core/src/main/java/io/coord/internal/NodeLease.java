@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * Recipe handles wrap it and add their own release step with {@link #onRelease}.
  *
  * <p>Nothing here blocks a thread on ZooKeeper except {@link #close()} and the guarded writes (on
- * the caller's thread): the own-node watch and every confirming round trip are background requests
+ * the caller's thread; a {@code close()} on an event thread sends its delete in the background).
+ * {@link #ended()} dependents and the release step never run on an event thread (see
+ * {@link EventThreads}): an end there hands them to the client's callback thread. The own-node watch and every confirming round trip are background requests
  * whose replies drive the state machine, so the acquire path does not wait for the watch, and no
  * lease event (a suspicion, a session's end) ever waits behind a round trip on a dead connection.
  * The own-node watch is a {@code getData} watch (never {@code exists}: on a node already gone it
@@ -148,7 +150,7 @@ public final class NodeLease implements Lease {
                 suspectOnly();
             }
             if (ownWatch) {
-                WatchArmer.armLater(this);
+                zk.watchArmer().armLater(this);
             }
         }
     }
@@ -176,7 +178,7 @@ public final class NodeLease implements Lease {
         }
     }
 
-    /** Sets the recipe's extra release step (run once, after RELEASED or LOST). */
+    /** Sets the recipe's extra release step (run once, after RELEASED or LOST; never on an event thread, so it may block). */
     public NodeLease onRelease(ReleaseStep step) {
         this.releaseStep = step;
         return this;
@@ -294,13 +296,13 @@ public final class NodeLease implements Lease {
 
     @Override
     public CuratorOp fenceCheck() {
-        return zk.callUninterruptibly(token.node(), () -> zk.curator().transactionOp().check().forPath(token.node().value()));
+        return zk.op(token.node(), () -> zk.curator().transactionOp().check().forPath(token.node().value()));
     }
 
     @Override
     public Stat guardedSetData(CoordPath target, byte[] data) {
         zk.checkSize(target, data.length);
-        CuratorOp set = zk.callUninterruptibly(target, () -> zk.curator().transactionOp().setData().forPath(target.value(), data));
+        CuratorOp set = zk.op(target, () -> zk.curator().transactionOp().setData().forPath(target.value(), data));
         List<CuratorTransactionResult> results = guardedTransaction(List.of(set));
         return results.get(results.size() - 1).getResultStat();
     }
@@ -397,12 +399,16 @@ public final class NodeLease implements Lease {
         }
         boolean released = apply(LeaseEvent.RELEASE, null);
         if (released) {
-            try {
-                zk.curator().delete().guaranteed().forPath(token.node().value());
-            } catch (KeeperException.NoNodeException ignored) {
-                // already gone: nothing to release
-            } catch (Exception e) {
-                LOG.warn("could not delete lease node {}; the guaranteed delete retries in the background", token.node(), e);
+            if (EventThreads.current()) {
+                deleteInBackground();
+            } else {
+                try {
+                    zk.curator().delete().guaranteed().forPath(token.node().value());
+                } catch (KeeperException.NoNodeException ignored) {
+                    // already gone: nothing to release
+                } catch (Exception e) {
+                    LOG.warn("could not delete lease node {}; the guaranteed delete retries in the background", token.node(), e);
+                }
             }
         }
         finish();
@@ -424,6 +430,12 @@ public final class NodeLease implements Lease {
             done.complete(null);
             return done;
         }
+        deleteIfOurs(done, 3);
+        return done;
+    }
+
+    /** Reads our node and deletes it at the version read if our session owns it; a version moved meanwhile (a stamp) reads again. */
+    private void deleteIfOurs(CompletableFuture<Void> done, int tries) {
         try {
             zk.curator().checkExists().inBackground((c, read) -> {
                 Stat stat = read.getStat();
@@ -432,14 +444,36 @@ public final class NodeLease implements Lease {
                     done.complete(null);
                     return;
                 }
-                c.delete().withVersion(stat.getVersion()).inBackground((c2, deleted) -> done.complete(null))
-                        .forPath(token.node().value());
+                c.delete().withVersion(stat.getVersion()).inBackground((c2, deleted) -> {
+                    if (deleted.getResultCode() == KeeperException.Code.BADVERSION.intValue() && tries > 1) {
+                        deleteIfOurs(done, tries - 1);
+                    } else {
+                        done.complete(null);
+                    }
+                }).forPath(token.node().value());
             }).forPath(token.node().value());
         } catch (Exception e) {
             LOG.warn("could not delete lease node {} while closing the client", token.node(), e);
             done.complete(null);
         }
-        return done;
+    }
+
+    /**
+     * The delete of {@link #close()} on an event thread (a recipe's tidy-up, a listener on a direct
+     * executor): sent in the background, so no lease event of this client waits behind it while the
+     * connection is dark. Guaranteed: Curator retries it until it succeeds or the session ends.
+     */
+    private void deleteInBackground() {
+        try {
+            zk.curator().delete().guaranteed().inBackground((client, event) -> {
+                int rc = event.getResultCode();
+                if (rc != KeeperException.Code.OK.intValue() && rc != KeeperException.Code.NONODE.intValue()) {
+                    LOG.debug("delete of lease node {}: {}; the guaranteed delete retries", token.node(), KeeperException.Code.get(rc));
+                }
+            }).forPath(token.node().value());
+        } catch (Exception e) {
+            LOG.warn("could not send the delete of lease node {}; it goes with the session", token.node(), e);
+        }
     }
 
     /**
@@ -487,7 +521,7 @@ public final class NodeLease implements Lease {
 
         /** {@code delete} of our exact node, for the recipe's transaction. */
         public CuratorOp deleteOp() {
-            return zk.callUninterruptibly(token.node(), () -> zk.curator().transactionOp().delete().forPath(token.node().value()));
+            return zk.op(token.node(), () -> zk.curator().transactionOp().delete().forPath(token.node().value()));
         }
 
         /** The transaction committed (our node is gone with it): the lease ends RELEASED, without another request. */
@@ -674,14 +708,23 @@ public final class NodeLease implements Lease {
             case LOST -> {
                 LOG.warn("lease {} LOST: {}", token, to.cause().getMessage());
                 listeners.forEach(l -> l.onLost(this, to.cause()));
-                ended.complete(LeaseState.LOST);
+                completeEnded(LeaseState.LOST);
                 finish();
             }
             case RELEASED -> {
                 listeners.forEach(l -> l.onReleased(this));
-                ended.complete(LeaseState.RELEASED);
+                completeEnded(LeaseState.RELEASED);
             }
         }
+    }
+
+    /**
+     * Completes {@link #ended()}: its dependents run on the completing thread, and user code must
+     * never run on an event thread, so an end that happens there is completed on the client's
+     * callback thread (see {@link Lease#ended()}).
+     */
+    private void completeEnded(LeaseState finalState) {
+        zk.offEventThread(() -> ended.complete(finalState));
     }
 
     private final AtomicBoolean finished = new AtomicBoolean();
@@ -695,11 +738,15 @@ public final class NodeLease implements Lease {
             registration.close(); // else the constructor closes it when it sets it
         }
         zk.untrack(this);
-        try {
-            releaseStep.run();
-        } catch (RuntimeException e) {
-            LOG.warn("release step of lease {} failed", token, e);
-        }
+        // A recipe's release step may block (a conditional delete): never on an event thread.
+        ReleaseStep step = releaseStep;
+        zk.offEventThread(() -> {
+            try {
+                step.run();
+            } catch (RuntimeException e) {
+                LOG.warn("release step of lease {} failed", token, e);
+            }
+        });
     }
 
     @Override

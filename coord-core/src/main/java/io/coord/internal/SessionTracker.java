@@ -35,9 +35,12 @@ public final class SessionTracker implements ConnectionStateListener {
     private final Listeners<Consumer<CoordSession>> newSessionListeners = new Listeners<>();
     private final Object lock = new Object();
     private final CoordMetrics metrics;
+    private final Executor callbacks;
 
-    public SessionTracker(CoordMetrics metrics) {
+    /** {@code callbacks}: where a session's {@code ended()} completes when it ends on an event thread. */
+    public SessionTracker(CoordMetrics metrics, Executor callbacks) {
         this.metrics = metrics;
+        this.callbacks = callbacks;
     }
 
     @Override
@@ -83,7 +86,7 @@ public final class SessionTracker implements ConnectionStateListener {
             if (s != null) {
                 metrics.increment("coord.session.started");
             }
-            started = new ZkSession(sessionId);
+            started = new ZkSession(sessionId, callbacks);
             current.set(started);
         }
         ZkSession fresh = started;

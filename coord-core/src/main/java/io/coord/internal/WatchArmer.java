@@ -2,6 +2,9 @@ package io.coord.internal;
 
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,68 +19,60 @@ import org.slf4j.LoggerFactory;
  * at most {@link #GRACE} plus one {@link #TICK} after the lease started; guarded writes are checked
  * by the server all along, and a session's end is never delayed.
  *
- * <p>Leases join in start order, all with the same grace, so the queue is ordered by due time:
- * one daemon thread for the process takes the due ones off its head every tick (a lease already
- * ended is simply dropped: closing costs nothing here). The thread exists only while leases are
- * queued (it ends after ten idle seconds and starts again with the next lease).
+ * <p>One per client, on the client's own timer thread (shut down with the client: no thread outlives
+ * it). Leases join in start order, all with the same grace, so the queue is ordered by due time: a
+ * sweep takes the due ones off its head (a lease already ended is simply dropped: closing costs
+ * nothing here). A sweep is scheduled only while leases are queued, at most one at a time, so a
+ * lease costs a queue insert and no thread wake-up of its own.
  */
 final class WatchArmer {
     static final Duration GRACE = Duration.ofMillis(50);
     static final Duration TICK = Duration.ofMillis(25);
     private static final Logger LOG = LoggerFactory.getLogger(WatchArmer.class);
-    private static final long IDLE_MS = 10_000;
 
     private record Due(NodeLease lease, long dueNanos) {
     }
 
-    private static final ConcurrentLinkedQueue<Due> QUEUE = new ConcurrentLinkedQueue<>();
-    private static final AtomicBoolean RUNNING = new AtomicBoolean();
+    private final ScheduledExecutorService timer;
+    private final ConcurrentLinkedQueue<Due> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
 
-    private WatchArmer() {
+    WatchArmer(ScheduledExecutorService timer) {
+        this.timer = timer;
     }
 
     /** {@code lease} started now: arm its watch after the grace, unless it has ended (or armed) by then. */
-    static void armLater(NodeLease lease) {
-        QUEUE.offer(new Due(lease, System.nanoTime() + GRACE.toNanos()));
-        if (!RUNNING.get() && RUNNING.compareAndSet(false, true)) {
-            Thread t = new Thread(WatchArmer::sweep, "coord-lease-watch");
-            t.setDaemon(true);
-            t.start();
+    void armLater(NodeLease lease) {
+        queue.offer(new Due(lease, System.nanoTime() + GRACE.toNanos()));
+        scheduleIfIdle(GRACE.toNanos());
+    }
+
+    private void scheduleIfIdle(long delayNanos) {
+        if (!scheduled.get() && scheduled.compareAndSet(false, true)) {
+            try {
+                timer.schedule(this::sweep, Math.max(delayNanos, TICK.toNanos()), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException closed) {
+                // the client is closing: its leases end with it
+            }
         }
     }
 
-    private static void sweep() {
-        long idle = 0;
-        while (true) {
+    private void sweep() {
+        long now = System.nanoTime();
+        Due head;
+        while ((head = queue.peek()) != null && now - head.dueNanos() >= 0) {
+            queue.poll();
             try {
-                Thread.sleep(TICK.toMillis());
-            } catch (InterruptedException e) {
-                RUNNING.set(false);
-                return;
+                head.lease().armWatch();
+            } catch (RuntimeException e) {
+                LOG.debug("could not arm the watch of {}", head.lease(), e);
             }
-            if (QUEUE.isEmpty()) {
-                idle += TICK.toMillis();
-                if (idle >= IDLE_MS) {
-                    RUNNING.set(false);
-                    // A lease queued just now either started a new sweeper or finds this one again.
-                    if (QUEUE.isEmpty() || !RUNNING.compareAndSet(false, true)) {
-                        return;
-                    }
-                    idle = 0;
-                }
-                continue;
-            }
-            idle = 0;
-            long now = System.nanoTime();
-            Due head;
-            while ((head = QUEUE.peek()) != null && now - head.dueNanos() >= 0) {
-                QUEUE.poll();
-                try {
-                    head.lease().armWatch();
-                } catch (RuntimeException e) {
-                    LOG.debug("could not arm the watch of {}", head.lease(), e);
-                }
-            }
+        }
+        scheduled.set(false);
+        // A lease queued while this sweep ran either scheduled the next sweep or finds it here.
+        Due next = queue.peek();
+        if (next != null) {
+            scheduleIfIdle(next.dueNanos() - System.nanoTime());
         }
     }
 }

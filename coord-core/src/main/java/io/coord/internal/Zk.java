@@ -34,14 +34,22 @@ public final class Zk {
     private final CuratorFramework curator;
     private final SessionTracker sessions;
     private final ExecutorService events;
+    private final ExecutorService callbacks;
+    /** The client's one timer thread for Coord's own periodic work; shut down with the client. */
+    private final java.util.concurrent.ScheduledExecutorService timer;
+    private final WatchArmer watchArmer;
     private final String principals;
     private final java.util.Set<NodeLease> leases = ConcurrentHashMap.newKeySet();
 
-    public Zk(CoordClient client, CuratorFramework curator, SessionTracker sessions, ExecutorService events) {
+    public Zk(CoordClient client, CuratorFramework curator, SessionTracker sessions, ExecutorService events,
+            ExecutorService callbacks, java.util.concurrent.ScheduledExecutorService timer) {
         this.client = client;
         this.curator = curator;
         this.sessions = sessions;
         this.events = events;
+        this.callbacks = callbacks;
+        this.timer = timer;
+        this.watchArmer = new WatchArmer(timer);
         CoordSettings settings = client.settings();
         this.principals = settings == null || settings.credentials().isEmpty() ? "anonymous (no credentials)"
                 : settings.credentials().stream().map(Credentials::principal).collect(Collectors.joining(", "));
@@ -85,9 +93,50 @@ public final class Zk {
         return s;
     }
 
-    /** Coord's own single event thread for this client: lease verification, watch follow-ups. */
+    /**
+     * Coord's own single event thread for this client: lease verification, watch follow-ups. It
+     * drives every lease of the client, so nothing submitted here may block (see {@link EventThreads}):
+     * send ZooKeeper requests in the background, or hand blocking work to {@link #callbacks()}.
+     */
     public ExecutorService events() {
         return events;
+    }
+
+    /**
+     * This client's callback thread (owned and shut down by the client): {@code Lease.ended()}
+     * dependents and release steps of leases that ended on an event thread, and blocking tidy-ups.
+     * Code here may block; it delays only other callbacks, never a lease event.
+     */
+    public ExecutorService callbacks() {
+        return callbacks;
+    }
+
+    /**
+     * Runs {@code task} on {@link #callbacks()} if the current thread is an event thread, else
+     * here. A closed client (callbacks shut down) runs it here: nothing else waits on it then.
+     */
+    public void offEventThread(Runnable task) {
+        if (!EventThreads.current()) {
+            task.run();
+            return;
+        }
+        try {
+            callbacks.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            task.run();
+        }
+    }
+
+    /**
+     * The client's timer: one daemon thread for short, non-blocking periodic work (arming watches,
+     * stamping holds). Shut down when the client closes; work scheduled after that is refused.
+     */
+    public java.util.concurrent.ScheduledExecutorService timer() {
+        return timer;
+    }
+
+    WatchArmer watchArmer() {
+        return watchArmer;
     }
 
     /** The identities this client presents, for error messages ("digest:alice"). */
@@ -107,8 +156,25 @@ public final class Zk {
         }
     }
 
-    /** Runs one ZooKeeper call, translating failures; interrupts propagate. */
+    /**
+     * Runs one ZooKeeper call, translating failures; interrupts propagate. It may block (Curator's
+     * retry loop), so it must not run on an event thread: {@link EventThreads#checkMayBlock} reports
+     * one that does. For building an op or sending a background request use {@link #op}.
+     */
     public <T> T call(CoordPath path, ZkCall<T> call) throws InterruptedException {
+        EventThreads.checkMayBlock(path);
+        return run(path, call);
+    }
+
+    /**
+     * Runs {@code call} that never waits for the server (builds a transaction op, or sends a request
+     * in the background), translating failures: allowed on any thread, event threads included.
+     */
+    public <T> T op(CoordPath path, ZkCall<T> call) {
+        return uninterruptibly(path, call);
+    }
+
+    private <T> T run(CoordPath path, ZkCall<T> call) throws InterruptedException {
         try {
             return call.call();
         } catch (InterruptedException e) {
@@ -123,8 +189,13 @@ public final class Zk {
      * keeps the thread's interrupt flag set and surfaces as a {@link CoordException}.
      */
     public <T> T callUninterruptibly(CoordPath path, ZkCall<T> call) {
+        EventThreads.checkMayBlock(path);
+        return uninterruptibly(path, call);
+    }
+
+    private <T> T uninterruptibly(CoordPath path, ZkCall<T> call) {
         try {
-            return call(path, call);
+            return run(path, call);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordException("interrupted during the operation on " + path, e);
@@ -142,6 +213,7 @@ public final class Zk {
      * KeeperExceptions come back raw, so the caller can see which operation failed.
      */
     public List<OpResult> multiOnce(CoordPath where, List<CuratorOp> ops) throws KeeperException, InterruptedException {
+        EventThreads.checkMayBlock(where);
         List<Op> raw = new ArrayList<>(ops.size());
         for (CuratorOp op : ops) {
             raw.add(op.get()); // namespace and ACLs were applied when the op was built
@@ -156,6 +228,32 @@ public final class Zk {
             throw translate(e, where);
         }
         return handle.multi(raw);
+    }
+
+    /** The answer to a {@link #multiOnceAsync}: its result code and, when it has them, the per-op results. */
+    public record MultiAnswer(KeeperException.Code code, List<OpResult> results) {
+    }
+
+    /**
+     * {@link #multiOnce} in the background: sent once, on the current ZooKeeper handle, outside
+     * Curator's retry loop (which re-sends a background transaction after a lost reply and so could
+     * apply it twice). The future completes on ZooKeeper's event thread with the answer, whatever its
+     * code: {@link #indeterminate} codes leave the outcome unknown, for the caller to find out. Sent
+     * right away, so it keeps its place among this session's requests.
+     */
+    public java.util.concurrent.CompletableFuture<MultiAnswer> multiOnceAsync(CoordPath where, List<CuratorOp> ops) {
+        java.util.concurrent.CompletableFuture<MultiAnswer> answer = new java.util.concurrent.CompletableFuture<>();
+        try {
+            List<Op> raw = new ArrayList<>(ops.size());
+            for (CuratorOp op : ops) {
+                raw.add(op.get());
+            }
+            curator.getZookeeperClient().getZooKeeper().multi(raw,
+                    (rc, path, ctx, results) -> answer.complete(new MultiAnswer(KeeperException.Code.get(rc), results)), null);
+        } catch (Exception e) {
+            answer.completeExceptionally(translate(e, where));
+        }
+        return answer;
     }
 
     /** Whether {@code e} leaves a transaction's outcome unknown: it may or may not have committed. */

@@ -24,8 +24,16 @@ public final class ZkSession implements CoordSession {
      */
     private final Object endLock = new Object();
 
+    /** Where {@link #ended()} completes when the session ends on an event thread (see {@link EventThreads}). */
+    private final Executor endedExecutor;
+
     ZkSession(long id) {
+        this(id, Runnable::run);
+    }
+
+    ZkSession(long id, Executor endedExecutor) {
         this.id = id;
+        this.endedExecutor = endedExecutor;
     }
 
     @Override
@@ -82,11 +90,28 @@ public final class ZkSession implements CoordSession {
                     case CONNECTED -> listeners.forEach(l -> l.onReconnected(this));
                     case EXPIRED, CLOSED -> {
                         listeners.forEach(l -> l.onEnded(this, to));
-                        ended.complete(to);
+                        completeEnded(to);
                     }
                 }
                 return true;
             }
+        }
+    }
+
+    /**
+     * The end comes on Curator's connection-state thread (or the closing caller's): dependents of
+     * {@link #ended()} are user code and must not run on that event thread, where they would hold
+     * up every later connection event of the client.
+     */
+    private void completeEnded(SessionState finalState) {
+        if (!EventThreads.current()) {
+            ended.complete(finalState);
+            return;
+        }
+        try {
+            endedExecutor.execute(() -> ended.complete(finalState));
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            ended.complete(finalState);
         }
     }
 

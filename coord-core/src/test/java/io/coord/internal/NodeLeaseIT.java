@@ -465,6 +465,26 @@ class NodeLeaseIT {
         }
     }
 
+    @Test
+    void everyThreadOfAClientEndsWithItNoneIsSharedAcrossClients() throws Exception {
+        java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+        CoordClient c = CoordClient.connect(CoordSettings.builder().connectString(server.getConnectString()).namespace(namespace)
+                .sessionTimeout(Duration.ofSeconds(3)).build());
+        NodeLease lease = newLease(c);
+        await(Duration.ofSeconds(5), () -> coordThreadsSince(before).stream().anyMatch(t -> t.getName().startsWith("coord-timer-")),
+                "the client's own timer runs its watch armer");
+        Thread.sleep(2 * WatchArmer.GRACE.toMillis()); // the watch is armed on the client's timer
+        lease.close();
+        c.close();
+        await(Duration.ofSeconds(10), () -> coordThreadsSince(before).isEmpty(),
+                "no thread of the closed client is left: " + coordThreadsSince(before));
+    }
+
+    private static List<Thread> coordThreadsSince(java.util.Set<Thread> before) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().startsWith("coord-") && !before.contains(t)).toList();
+    }
+
     private static LeaseListener recorder(List<String> events) {
         return new LeaseListener() {
             @Override

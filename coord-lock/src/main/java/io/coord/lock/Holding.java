@@ -25,7 +25,8 @@ final class Holding {
     private volatile Runnable onEnd;
     private final AtomicBoolean endRun = new AtomicBoolean();
 
-    Holding(WaitRule.Type type, NodeLease lease, HolderInfo info, Instant heldSince, boolean stamped, LockMetrics metrics) {
+    Holding(WaitRule.Type type, NodeLease lease, HolderInfo info, Instant heldSince, boolean stamped, LockMetrics metrics,
+            HeldSinceStamper stamper) {
         this.type = type;
         this.lease = lease;
         this.info = info;
@@ -34,7 +35,7 @@ final class Holding {
         this.metrics = metrics;
         this.acquiredBy = Thread.currentThread();
         lease.ended().whenComplete((state, error) -> {
-            HeldSinceStamper.untrack(this);
+            stamper.untrack(this);
             metrics.held(type, System.nanoTime() - grantedNanos);
             if (state == LeaseState.LOST) {
                 metrics.lost(type);

@@ -54,7 +54,10 @@ public final class Locks {
         return new ZkReadWriteLock(queue(client, path, options));
     }
 
-    /** A semaphore of {@code permits} (at least 1; every user of {@code path} must give the same number). */
+    /**
+     * A semaphore of {@code permits} (at least 1; every user of {@code path} must give the same
+     * number: the first acquire records it in the path's node, another count is refused at acquire).
+     */
     public static Semaphore semaphore(CoordClient client, CoordPath path, int permits) {
         return semaphore(client, path, permits, LockOptions.defaults());
     }

@@ -8,7 +8,9 @@ import java.util.Optional;
  * Up to {@link #permits()} leases at once, granted in request order. Each lease is its own node
  * with its own fencing token and loss signal. A lease never leaks: it ends with its holder's
  * session, and a waiter that gives up removes its node. Create one with {@link Locks#semaphore};
- * every process using the same path must use the same number of permits.
+ * every process using the same path must use the same number of permits: the first acquire
+ * records its count in the path's node, and an acquire with another count is refused with
+ * {@link IllegalArgumentException} naming the path and both counts, before it takes a permit.
  */
 public interface Semaphore {
     CoordPath path();
@@ -22,6 +24,9 @@ public interface Semaphore {
      * @throws io.coord.CoordTimeoutException if none was granted in time (our node is removed)
      * @throws InterruptedException           if interrupted while waiting (our node is removed)
      * @throws io.coord.SessionExpiredException if the session ended while waiting
+     * @throws IllegalArgumentException         if the path records another permit count (nothing taken)
+     * @throws io.coord.ConnectionLostException  if the grant could not be written into our node for
+     *                                          the waiter behind it (our node is removed; nothing held)
      */
     LockLease acquire(Duration timeout) throws InterruptedException;
 

@@ -1,6 +1,8 @@
 package io.coord.lock;
 
+import io.coord.ConnectionLostException;
 import io.coord.CoordClient;
+import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.LeaseState;
 import io.coord.LockLostException;
@@ -40,6 +42,7 @@ final class ZkLockQueue {
     private final CoordPath path;
     private final LockOptions options;
     private final LockMetrics metrics;
+    private final HeldSinceStamper stamper;
     /** Node data by kind and owner: the few distinct owners of one lock object are encoded once. */
     private final java.util.Map<WaitRule.Type, java.util.Map<String, byte[]>> encodedInfo = new java.util.EnumMap<>(WaitRule.Type.class);
 
@@ -51,6 +54,7 @@ final class ZkLockQueue {
         this.path = path;
         this.options = options;
         this.metrics = new LockMetrics(client.metrics());
+        this.stamper = new HeldSinceStamper(zk.timer());
     }
 
     CoordPath path() {
@@ -78,6 +82,10 @@ final class ZkLockQueue {
         String outcome = "failed";
         NodeWatch watch = null; // made on the first wait: an uncontended acquire needs none
         try {
+            if (request.permits() != null) {
+                // Before any decision: a client with another count than the path's must take no permit.
+                SemaphorePermits.check(zk, path, request.permits());
+            }
             List<WaitRule.Node> queue = read(request, created);
             boolean waited = false;
             while (true) {
@@ -181,24 +189,37 @@ final class ZkLockQueue {
         Instant heldSince = options.clock().instant();
         CoordPath node = created.token().node();
         if (stamp) {
-            // A waiter may be watching us as its predecessor: writing our data wakes exactly it.
+            // A waiter may be watching us as its predecessor: writing our data wakes exactly it, and
+            // nothing else would (a granted node does not go away until it is released).
             byte[] data = info.stamped(heldSince.toEpochMilli()).encode(node);
             try {
                 zk.curator().setData().withVersion(0).forPath(node.value(), data);
             } catch (KeeperException.NoNodeException e) {
                 throw missing(created);
+            } catch (KeeperException.BadVersionException e) {
+                // Our data was written already (a retried stamp that had landed): a watcher sees version > 0.
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
-                LOG.warn("could not stamp lease node {}; a waiter behind it will re-check when it next wakes", node, e);
+                // Unannounced, this grant would leave the waiter behind us asleep while permits free
+                // up. So it is no grant: the caller's finally removes our node, and that deletion
+                // (guaranteed, it outlasts the outage) wakes the waiter instead.
+                throw unannounced(node, e);
             }
         }
         lease.requireNotEnded("the grant of lock " + path);
-        Holding holding = new Holding(request.type(), lease, info, heldSince, stamp, metrics);
+        Holding holding = new Holding(request.type(), lease, info, heldSince, stamp, metrics, stamper);
         if (!stamp) {
-            HeldSinceStamper.track(holding, () -> stampLater(holding));
+            stamper.track(holding, () -> stampLater(holding));
         }
         return holding;
+    }
+
+    private RuntimeException unannounced(CoordPath node, Exception e) {
+        CoordException cause = zk.translate(e, node);
+        String message = "the grant of " + node + " of semaphore " + path + " could not be written into its node for the waiter"
+                + " behind it (" + cause.getMessage() + "); nothing is held, the node is being removed; acquire again";
+        return cause instanceof ConnectionLostException ? new ConnectionLostException(message, cause) : new CoordException(message, cause);
     }
 
     /** Records the grant time in a node held for a while, for inspection; best effort, never blocks. */

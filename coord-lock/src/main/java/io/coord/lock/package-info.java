@@ -25,7 +25,9 @@
  *
  * <h2>Nodes</h2>
  * <pre>
- * /locks/{domain}/{resource}                    container (the lock path; any path works)
+ * /locks/{domain}/{resource}                    container (the lock path; any path works);
+ *                                               a semaphore's holds {"permits":N}, recorded by the
+ *                                               first acquire, compared by every later one
  *     _c_{uuid}-lock-0000000007                 mutex node: ephemeral, sequential, protected
  *     _c_{uuid}-write-0000000008 / -read-…      read-write lock nodes, one queue
  *     _c_{uuid}-read-at-0000000008-0000000011   read taken under write 8 (downgrade): queues at 8

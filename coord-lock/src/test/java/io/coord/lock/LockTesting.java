@@ -42,9 +42,14 @@ final class LockTesting {
      * lease has lived a short grace), so that a fault injected next finds the lease fully armed.
      */
     static void awaitLeaseWatch(ZooKeeperExtension zk, LockLease lease) {
-        String node = "/" + zk.namespace() + lease.node().value();
-        String session = "0x" + Long.toHexString(lease.session().id());
-        await("the lease watches its node", Duration.ofSeconds(10), () -> {
+        awaitWatch(zk, "the lease watches its node", lease.node(), lease.session().id());
+    }
+
+    /** Waits until the server holds a watch of session {@code sessionId} on {@code watched}. */
+    static void awaitWatch(ZooKeeperExtension zk, String what, CoordPath watched, long sessionId) {
+        String node = "/" + zk.namespace() + watched.value();
+        String session = "0x" + Long.toHexString(sessionId);
+        await(what, Duration.ofSeconds(10), () -> {
             String wchp = fourLetter(zk, "wchp");
             int at = wchp.indexOf(node + "\n");
             return at >= 0 && wchp.substring(at).split("\n/", 2)[0].contains(session);

@@ -97,4 +97,49 @@ final class MemberNode {
             }
         }
     }
+
+    /**
+     * {@link #deleteIfOwned} without blocking, for event threads: the read and the delete are
+     * background requests, each reply sends the next. {@code done} hears true once the node is gone
+     * or not ours (or the server refused for good), false when the connection failed first
+     * (then the caller tries again later).
+     */
+    static void deleteIfOwnedInBackground(Zk zk, CoordPath node, long sessionId, long czxid, java.util.function.Consumer<Boolean> done) {
+        deleteIfOwnedInBackground(zk, node, sessionId, czxid, 3, done);
+    }
+
+    private static void deleteIfOwnedInBackground(Zk zk, CoordPath node, long sessionId, long czxid, int attempts,
+            java.util.function.Consumer<Boolean> done) {
+        try {
+            zk.curator().checkExists().inBackground((client, read) -> {
+                KeeperException.Code code = KeeperException.Code.get(read.getResultCode());
+                Stat stat = read.getStat();
+                if (code == KeeperException.Code.NONODE || (code == KeeperException.Code.OK && (stat == null
+                        || stat.getEphemeralOwner() != sessionId || stat.getCzxid() != czxid))) {
+                    done.accept(true);
+                    return;
+                }
+                if (code != KeeperException.Code.OK) {
+                    done.accept(!connectionTrouble(code));
+                    return;
+                }
+                client.delete().withVersion(stat.getVersion()).inBackground((c, deleted) -> {
+                    KeeperException.Code d = KeeperException.Code.get(deleted.getResultCode());
+                    if (d == KeeperException.Code.BADVERSION && attempts > 1) {
+                        // our own update raced the delete: read again
+                        deleteIfOwnedInBackground(zk, node, sessionId, czxid, attempts - 1, done);
+                    } else {
+                        done.accept(!connectionTrouble(d));
+                    }
+                }).forPath(node.value());
+            }).forPath(node.value());
+        } catch (Exception e) {
+            done.accept(false);
+        }
+    }
+
+    private static boolean connectionTrouble(KeeperException.Code code) {
+        return code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT
+                || code == KeeperException.Code.REQUESTTIMEOUT || code == KeeperException.Code.SESSIONMOVED;
+    }
 }

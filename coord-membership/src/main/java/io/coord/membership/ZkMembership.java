@@ -456,15 +456,36 @@ final class ZkMembership<M> implements Membership<M> {
                 LOG.debug("member {}: could not delete {} now; retrying on reconnect", node.name(), node, e);
             }
         }
+        deleteOnReconnect(owner, incarnation);
+    }
+
+    /**
+     * Deletes our node once {@code owner} is connected again. The retry starts on the client's event
+     * thread (the session listener), so it only sends background requests: a blocking delete there
+     * would hold up every lease event of the client while the connection is dark again.
+     */
+    private void deleteOnReconnect(ZkSession owner, long incarnation) {
         AtomicReference<Registration> retry = new AtomicReference<>();
+        Runnable attempt = () -> {
+            Registration r = retry.getAndSet(null);
+            if (r == null) {
+                return; // another wake-up got there first
+            }
+            r.close();
+            if (owner.state().isTerminal()) {
+                return;
+            }
+            MemberNode.deleteIfOwnedInBackground(zk, node, owner.id(), incarnation, gone -> {
+                if (!gone) {
+                    LOG.debug("member {}: could not delete {} yet; retrying on reconnect", node.name(), node);
+                    deleteOnReconnect(owner, incarnation);
+                }
+            });
+        };
         retry.set(owner.addListener(new SessionListener() {
             @Override
             public void onReconnected(CoordSession s) {
-                Registration r = retry.getAndSet(null);
-                if (r != null) {
-                    r.close();
-                }
-                deleteOwnNode(owner, incarnation);
+                attempt.run();
             }
 
             @Override
@@ -475,6 +496,14 @@ final class ZkMembership<M> implements Membership<M> {
                 }
             }
         }, zk.events()));
+        if (owner.state() == SessionState.CONNECTED) {
+            // it reconnected before the listener was in: that reconnect will not come again
+            try {
+                zk.events().execute(attempt);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                LOG.debug("member {}: client closing; {} goes with the session", node.name(), node);
+            }
+        }
     }
 
     @Override

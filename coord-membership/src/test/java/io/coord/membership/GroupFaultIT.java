@@ -2,12 +2,15 @@ package io.coord.membership;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
 import io.coord.CoordException;
 import io.coord.CoordSession;
 import io.coord.SessionListener;
+import io.coord.SessionState;
+import io.coord.internal.EventThreads;
 import io.coord.membership.Churn.Meta;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -228,5 +231,43 @@ class GroupFaultIT {
         int batches = recorder.assertEveryBatchIsExactlyTheDifference();
         churn.assertNothingInvented(recorder, "the observer");
         assertTrue(batches > 1, "several views were told: " + batches);
+    }
+
+    /**
+     * Issue 15, defect 5: a member that leaves while cut off deletes its node once the session
+     * reconnects. That retry starts on the client's events thread (a session listener), so it must
+     * not block there: it used to be a synchronous read and delete, which on a connection that drops
+     * again would hold up every lease event of the client for Curator's whole retry loop. The
+     * session is long enough that the node goes by our delete, not by an expiry.
+     */
+    @Test
+    void aMemberLeftWhileCutOffIsDeletedOnReconnectWithoutABlockingCallOnTheEventThread() throws Exception {
+        long violationsBefore = EventThreads.violations();
+        try (ClientProxy proxy = ClientProxy.to(zk.ensemble())) {
+            CoordClient cutClient = zk.newClient(b -> b.connectString(proxy.connectString()).sessionTimeout(Duration.ofSeconds(8)));
+            CoordClient other = client();
+            Membership<Meta> member = open(cutClient).join("m1", new Meta(1));
+            long session = cutClient.session().id();
+            String node = member.node().value();
+
+            proxy.refuse();
+            Faults.awaitState(cutClient.session(), SessionState.SUSPENDED, Duration.ofSeconds(10));
+            member.leave(); // cannot reach the server: the delete waits for the reconnect
+            assertNotNull(other.curator().checkExists().forPath(node), "the node outlives a leave that could not reach the server");
+
+            proxy.accept();
+            // a reconnect (ZooKeeper's client waits up to a second between attempts) and two background requests
+            Awaits.until("m1's node deleted after the reconnect", Duration.ofSeconds(6), () -> exists(other, node) == Boolean.FALSE);
+            assertEquals(session, cutClient.session().id(), "same session: our delete removed the node, not an expiry");
+        }
+        assertEquals(violationsBefore, EventThreads.violations(), "no blocking call ran on an event thread");
+    }
+
+    private static Boolean exists(CoordClient client, String node) {
+        try {
+            return client.curator().checkExists().forPath(node) != null;
+        } catch (Exception e) {
+            return null;
+        }
     }
 }

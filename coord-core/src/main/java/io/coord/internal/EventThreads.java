@@ -1,0 +1,87 @@
+package io.coord.internal;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rule "nothing blocking on an event thread", made checkable. An event thread is a client's
+ * Coord events thread (it drives every lease of the client: replies, LOST, confirmations),
+ * ZooKeeper's own event thread (watchers and Curator's background callbacks) or Curator's
+ * connection-state thread (where {@link SessionTracker} moves sessions). One blocking call
+ * there holds up every event behind it: while the connection is dark, a LOST from a deleted node
+ * or an expired session would wait for the call's whole retry loop.
+ *
+ * <p>{@link Zk#call}, {@link Zk#callUninterruptibly} and {@link Zk#multiOnce} ask
+ * {@link #checkMayBlock} first. A blocking call from an event thread is a bug: it is logged as an
+ * error with its stack and counted ({@link #violations()}, for tests), and with assertions enabled
+ * (as in every test run) it fails with an {@link AssertionError}. Not an exception in production:
+ * the call would still complete, only late, and turning a slow path into a failure there would lose
+ * a tidy-up; a test run, where assertions are on, fails loudly instead.
+ */
+public final class EventThreads {
+    private static final Logger LOG = LoggerFactory.getLogger(EventThreads.class);
+    /** Marks the threads of {@link #newEventsExecutor}: a name check alone could be fooled by any thread name. */
+    private static final ThreadLocal<Boolean> COORD_EVENTS = ThreadLocal.withInitial(() -> Boolean.FALSE);
+    /** ZooKeeper's ClientCnxn names its event thread after the creating thread plus this suffix. */
+    private static final String ZOOKEEPER_EVENT_THREAD_SUFFIX = "-EventThread";
+    /** Curator's thread for connection-state listeners ("Curator-ConnectionStateManager-0"). */
+    private static final String CURATOR_CONNECTION_STATE_THREAD = "ConnectionStateManager";
+    private static final AtomicLong VIOLATIONS = new AtomicLong();
+
+    private EventThreads() {
+    }
+
+    /** A client's single Coord events thread, marked as an event thread. */
+    public static ExecutorService newEventsExecutor(String name) {
+        return Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(() -> {
+                COORD_EVENTS.set(Boolean.TRUE);
+                r.run();
+            }, name);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * A client's callback thread: where {@code Lease.ended()} dependents and recipes' release steps
+     * run when the lease ended on an event thread. Not an event thread: code here may block (it
+     * then delays only other callbacks of the client, never a lease event).
+     */
+    public static ExecutorService newCallbackExecutor(String name) {
+        return Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Whether the current thread is an event thread (Coord's, ZooKeeper's, or Curator's connection-state thread). */
+    public static boolean current() {
+        if (COORD_EVENTS.get()) {
+            return true;
+        }
+        String name = Thread.currentThread().getName();
+        return name.endsWith(ZOOKEEPER_EVENT_THREAD_SUFFIX) || name.contains(CURATOR_CONNECTION_STATE_THREAD);
+    }
+
+    /** Reports a blocking call about to run on an event thread; see the class comment. */
+    static void checkMayBlock(Object what) {
+        if (!current()) {
+            return;
+        }
+        VIOLATIONS.incrementAndGet();
+        String message = "blocking ZooKeeper call on event thread " + Thread.currentThread().getName() + " (" + what
+                + "): every event behind it waits; send it in the background or hand it to a worker";
+        LOG.error(message, new IllegalStateException(message));
+        assert false : message;
+    }
+
+    /** How many blocking calls ran on an event thread in this JVM so far (for tests: should stay 0). */
+    public static long violations() {
+        return VIOLATIONS.get();
+    }
+}
