@@ -325,7 +325,8 @@ final class ZkMembership<M> implements Membership<M> {
     private void finish(State finalState) {
         HELD.remove(key, this);
         group.forget(this);
-        ended.complete(finalState);
+        // a lease move ends it on the events thread: the caller's continuations must not run there
+        zk.offEventThread(() -> ended.complete(finalState));
     }
 
     // ---- the API ----
