@@ -16,6 +16,8 @@
  *       throughput around fault windows), {@link io.coord.test.Violations} and
  *       {@link io.coord.test.GuardedResource} for fenced and unfenced control runs.
  *   <li>{@link io.coord.test.Awaits}: bounded waits, stretched by {@code -Dcoord.test.timing}.
+ *   <li>{@link io.coord.test.LeaseContract}: the one contract of every lease handle, extended
+ *       once per handle kind by the recipe modules' tests.
  * </ul>
  */
 package io.coord.test;
