@@ -25,7 +25,8 @@ import org.apache.zookeeper.data.Stat;
  * task, which matches them by number (a reply to a write the task was interrupted in is dropped).
  * A leader resigns after {@code term} accepted writes (argument 1), so leadership changes hands
  * on its own too. Argument 0: {@code fenced} (the leader checks its lease before each write) or
- * {@code unfenced} (the control: a leader that trusts its flag and never checks).
+ * {@code unfenced} (the control: a leader that trusts its flag, never checks and ignores the
+ * election's interrupt until its term is written).
  */
 final class ElectionWorker implements WorkerLogic {
     private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
@@ -63,18 +64,52 @@ final class ElectionWorker implements WorkerLogic {
         WorkerIo io = ctx.io();
         long epoch = leadership.epoch().value();
         io.send("LEADING " + epoch);
+        boolean interrupted = false;
         for (int i = 0; i < term; i++) {
             if (fenced) {
                 leadership.checkValid(); // UNCERTAIN or LOST: start no new protected work
             }
             long n = writes.incrementAndGet();
             io.send("WRITE " + epoch + " " + n);
-            String reply = awaitReply(n);
+            // The control trusts its flag all the way: it does not honour the election's interrupt
+            // either, like a process whose writer thread ignores it. Otherwise the control would
+            // depend on a race between the resumed writer and the interrupt (which Coord now wins
+            // more often: a lease is UNCERTAIN the moment its session is).
+            String reply;
+            try {
+                reply = awaitReply(n);
+            } catch (InterruptedException e) {
+                if (fenced) {
+                    throw e;
+                }
+                interrupted = true;
+                reply = awaitReplyIgnoringInterrupts(n);
+            }
             if (reply.startsWith("REJECTED")) {
                 io.send("HELD-CHECK " + stillOurs(ctx.client(), leadership));
-                return; // resign; requeue joins again
+                break; // resign; requeue joins again
             }
-            Thread.sleep(20); // pacing of the leader's work, not a synchronization
+            try {
+                Thread.sleep(20); // pacing of the leader's work, not a synchronization
+            } catch (InterruptedException e) {
+                if (fenced) {
+                    throw e;
+                }
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            throw new InterruptedException("the unfenced control leader ends the term it ignored the interrupt for");
+        }
+    }
+
+    private String awaitReplyIgnoringInterrupts(long n) {
+        while (true) {
+            try {
+                return awaitReply(n);
+            } catch (InterruptedException again) {
+                // the control keeps waiting for its answer
+            }
         }
     }
 
