@@ -309,7 +309,10 @@ public final class Zk {
         try {
             java.util.concurrent.CompletableFuture.allOf(deletes).get(bound.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-            org.slf4j.LoggerFactory.getLogger(Zk.class).warn("closing client: not every lease node was deleted within {}", bound);
+            long open = java.util.Arrays.stream(deletes).filter(d -> !d.isDone()).count();
+            org.slf4j.LoggerFactory.getLogger(Zk.class).warn("closing client: {} of {} lease node deletes got no answer within {};"
+                    + " those nodes stay until session 0x{} ends", open, deletes.length, bound, Long.toHexString(sessions.current() == null
+                    ? 0 : sessions.current().id()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

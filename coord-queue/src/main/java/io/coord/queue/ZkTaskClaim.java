@@ -273,16 +273,26 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
         }
         // Someone else (an operator) may have deleted the claim node instead: then the task is still
         // at our version, which our ending, had it committed, would have deleted or moved on.
-        try {
-            Stat task = zk.curator().checkExists().forPath(taskPath().value());
-            if (task != null && task.getVersion() == version) {
-                return false;
-            }
-        } catch (Exception e) {
-            return false; // cannot tell: report the loss, which changes nothing that committed
+        // Cannot tell: report the loss, which changes nothing that committed.
+        if (taskNow() != TaskNow.MOVED_ON) {
+            return false;
         }
         LOG.debug("{} of task {} was already applied by an earlier try", what, id);
         return true;
+    }
+
+    /** Where the task stands against the version this claim holds it at. */
+    private enum TaskNow { AT_OUR_VERSION, MOVED_ON, UNKNOWN }
+
+    /** One read of the task: still at our version (no ending of ours committed), moved on (gone or changed), or unknown. */
+    private TaskNow taskNow() {
+        try {
+            Stat task = zk.curator().checkExists().forPath(taskPath().value());
+            return task != null && task.getVersion() == version ? TaskNow.AT_OUR_VERSION : TaskNow.MOVED_ON;
+        } catch (Exception e) {
+            LOG.debug("could not read task {} after a refused ending", taskPath(), e);
+            return TaskNow.UNKNOWN;
+        }
     }
 
     /**
@@ -291,16 +301,13 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
      * (and its claim node with it). The task still at our version proves it did not.
      */
     private String whatChanged() {
-        try {
-            Stat task = zk.curator().checkExists().forPath(taskPath().value());
-            if (task != null && task.getVersion() == version) {
-                return "nothing was changed";
-            }
-            return "this call changed nothing, but the task " + (task == null ? "is gone" : "has changed since the claim")
-                    + ": an earlier try whose reply was lost may have committed, or another consumer took the task over";
-        } catch (Exception e) {
-            return "this call changed nothing; whether an earlier try whose reply was lost committed is unknown (" + e + ")";
-        }
+        return switch (taskNow()) {
+            case AT_OUR_VERSION -> "nothing was changed";
+            case MOVED_ON -> "this call changed nothing, but task " + taskPath() + " is gone or has changed since the"
+                    + " claim: an earlier try whose reply was lost may have committed, or another consumer took the task over";
+            case UNKNOWN -> "this call changed nothing; whether an earlier try whose reply was lost committed is unknown"
+                    + " (task " + taskPath() + " could not be read)";
+        };
     }
 
     /**
