@@ -22,6 +22,12 @@ final class Alongside {
     private Alongside() {
     }
 
+    /** A main run without its control (a run with controls switched off): its result alone. */
+    static List<ChaosResult> alone(Round main) throws InterruptedException {
+        main.start();
+        return List.of(main.finish());
+    }
+
     /** Starts both, then finishes both, {@code control} on a thread of its own; returns main's result, then control's. */
     static List<ChaosResult> run(Round main, Round control) throws InterruptedException {
         main.start();

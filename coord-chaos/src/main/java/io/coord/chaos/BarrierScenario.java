@@ -97,7 +97,9 @@ final class BarrierScenario implements Scenario {
         ChaosContext ctx = run.context("barrier");
         long roundSeed = ctx.random().nextLong();
         results.add(new Rounds(ctx, full, roundSeed, false).run());
-        results.add(new Rounds(run.context("barrier-control"), control, roundSeed, true).run());
+        if (run.controls()) {
+            results.add(new Rounds(run.context("barrier-control"), control, roundSeed, true).run());
+        }
         return results;
     }
 

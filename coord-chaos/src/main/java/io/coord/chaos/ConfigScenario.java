@@ -82,7 +82,9 @@ final class ConfigScenario implements Scenario {
         main.close();
         // The control: readers without the validator and the size limit apply the invalid values.
         FaultPlan control = ChaosContext.controlPlan(plan, FaultKind.CUT, 2);
-        results.add(new ConfigScenario().round(run.context("config-control"), control, false, CONTROL_READERS, 0, CONTROL_MAX));
+        if (run.controls()) {
+            results.add(new ConfigScenario().round(run.context("config-control"), control, false, CONTROL_READERS, 0, CONTROL_MAX));
+        }
         return results;
     }
 

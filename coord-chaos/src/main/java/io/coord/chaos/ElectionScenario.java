@@ -64,7 +64,9 @@ final class ElectionScenario implements Scenario {
         // The control: no epoch fencing (the resource accepts any epoch, the leader never checks its
         // lease), up to the second paused leader, which wakes up and writes with its old epoch.
         FaultPlan control = ChaosContext.controlPlan(plan, FaultKind.PAUSE_LEADER, 2);
-        results.add(new Round(run.context("election-control"), control, false, 0, CONTROL_MAX).run());
+        if (run.controls()) {
+            results.add(new Round(run.context("election-control"), control, false, 0, CONTROL_MAX).run());
+        }
         return results;
     }
 

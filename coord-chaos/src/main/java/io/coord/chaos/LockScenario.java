@@ -82,7 +82,9 @@ final class LockScenario implements Scenario {
         fenced.close();
         // The control: the same schedule, unfenced, up to its first paused holder (whose stale write bites).
         FaultPlan control = ChaosContext.controlPlan(plan, FaultKind.PAUSE_HOLDER, 1);
-        results.add(new Round(run.context("lock-control"), control, false, 0, CONTROL_MAX).run());
+        if (run.controls()) {
+            results.add(new Round(run.context("lock-control"), control, false, 0, CONTROL_MAX).run());
+        }
         return results;
     }
 

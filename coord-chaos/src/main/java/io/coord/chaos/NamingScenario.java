@@ -66,7 +66,9 @@ final class NamingScenario implements Scenario {
         ctx.close();
         // The control: a naive read-increment-write counter (no version check) under the first faults.
         FaultPlan control = ChaosContext.controlPlan(plan, FaultKind.CUT, 2);
-        results.add(round(run.context("naming-control"), control, true, 0, CONTROL_MAX));
+        if (run.controls()) {
+            results.add(round(run.context("naming-control"), control, true, 0, CONTROL_MAX));
+        }
         return results;
     }
 

@@ -121,4 +121,12 @@ public record Profile(String name, Duration perScenario, double volumeFactor) {
         double factor = Math.max(1.0, 0.75 * perScenario.toMillis() / (SHORT_SECONDS * 1000.0));
         return (int) Math.round(shortCount * factor);
     }
+
+    /**
+     * For scenarios whose CI-tier count is their base count: {@code shortCount} in the short profile
+     * (CI's loaded second pass, which must fit its time budget), {@link #scale}{@code (ciCount)} otherwise.
+     */
+    public int scale(int shortCount, int ciCount) {
+        return name.equals("short") ? shortCount : scale(ciCount);
+    }
 }

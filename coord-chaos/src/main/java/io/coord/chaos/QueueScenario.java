@@ -159,7 +159,9 @@ final class QueueScenario implements Scenario {
         main.close();
         // The control: consumers complete without the claim check, so the paused (stale) claimant's completion is accepted.
         FaultPlan control = ChaosContext.controlPlan(plan, FaultKind.PAUSE_BUSY, 1);
-        results.add(new QueueScenario().round(run.context("queue-control"), control, false, 0, CONTROL_MAX));
+        if (run.controls()) {
+            results.add(new QueueScenario().round(run.context("queue-control"), control, false, 0, CONTROL_MAX));
+        }
         return results;
     }
 

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * forked ensemble at the volumes and fault counts of RELIABILITY.md's matrix, each with its
  * control, then each scenario's invariants and volume asserted one by one. The seed is printed
  * (and can be fixed with {@code -Dcoord.chaos.seed=...}); {@code -Dcoord.chaos.profile=short}
- * runs the short smoke profile instead (its volumes are not asserted).
+ * runs the short smoke profile instead (its volumes are not asserted); {@code -Dcoord.chaos.controls=false}
+ * runs no control (CI's loaded second pass; the control tests then skip).
  */
 @Tag("fault")
 class ChaosCiTierIT {
@@ -35,8 +36,12 @@ class ChaosCiTierIT {
         List<String> names = only.isBlank() ? List.of() : List.of(only.split(","));
         profile = Profile.named(System.getProperty("coord.chaos.profile", "ci"));
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
-        results = ChaosSuite.run(names, profile, seed, out).stream()
+        results = ChaosSuite.run(names, profile, seed, out, controls()).stream()
                 .collect(Collectors.toMap(ChaosResult::scenario, Function.identity()));
+    }
+
+    private static boolean controls() {
+        return Boolean.parseBoolean(System.getProperty("coord.chaos.controls", "true"));
     }
 
     /** The run reached the CI tier's {@code ciTarget} (scaled to the profile; nothing in the short profile). */
@@ -59,6 +64,7 @@ class ChaosCiTierIT {
         String only = System.getProperty("coord.chaos.scenarios", "");
         String base = name.endsWith("-control") ? name.substring(0, name.length() - "-control".length()) : name;
         Assumptions.assumeTrue(only.isBlank() || List.of(only.split(",")).contains(base), name + " was not selected");
+        Assumptions.assumeTrue(controls() || base.equals(name), name + ": controls are off (-Dcoord.chaos.controls=false)");
         ChaosResult r = results.get(name);
         assertTrue(r != null, "no result for " + name + " in " + results.keySet());
         return r;

@@ -23,6 +23,7 @@ class ProfileTest {
         assertEquals(Duration.ZERO, ci.minimum());
         assertEquals(Duration.ofSeconds(180), ci.maxTime(Duration.ofSeconds(180)));
         assertEquals(1, ci.scale(1), "a count given for the short profile only stays as it is");
+        assertEquals(10, ci.scale(4, 10), "a scenario whose base count is the CI tier's does it in the CI tier");
     }
 
     @Test
@@ -31,6 +32,7 @@ class ProfileTest {
         assertFalse(s.volumeDriven());
         assertEquals(0, s.volume(2_000));
         assertEquals(2, s.faults(2, 10));
+        assertEquals(4, s.scale(4, 10), "the short profile's own count, so CI's loaded pass fits its budget");
         assertEquals(Duration.ofSeconds(Profile.SHORT_SECONDS), s.minimum());
     }
 
@@ -42,6 +44,7 @@ class ProfileTest {
         Profile roomy = Profile.longProfile(Duration.ofMinutes(20), 5); // 240 s a share: twice the CI nominal
         assertEquals(4_000, roomy.volume(2_000));
         assertEquals(20, roomy.faults(2, 10));
+        assertEquals(roomy.scale(10), roomy.scale(4, 10), "a long run scales the CI tier's count");
         assertEquals(Duration.ofSeconds(240), roomy.minimum());
         assertTrue(roomy.maxTime(Duration.ofSeconds(180)).compareTo(Duration.ofSeconds(360)) >= 0);
     }
