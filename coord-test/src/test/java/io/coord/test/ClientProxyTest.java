@@ -29,7 +29,9 @@ class ClientProxyTest {
             client.curator().create().withMode(CreateMode.EPHEMERAL).forPath("/mine");
             CoordSession session = client.session();
             SessionEvents events = SessionEvents.attach(client);
-            assertEquals(1, proxy.openConnections());
+            // One connection once settled: a first attempt that timed out on a busy machine leaves a pair
+            // the proxy closes on its own selector thread a moment later.
+            Awaits.until("one connection through the proxy", Duration.ofSeconds(5), () -> proxy.openConnections() == 1);
 
             events.mark();
             proxy.cut();
