@@ -8,6 +8,17 @@ package io.coord;
  * authorization and lost leases are final, a dropped connection is not. A retryable error may
  * also be <em>indeterminate</em> (the write may or may not have been applied): see
  * {@link ConnectionLostException}.
+ *
+ * <p>Where errors live: every error that more than one recipe raises, or that a caller handles
+ * the same way whichever recipe raised it (lost lease, stale token, broken barrier, timeout,
+ * connection, authorization, bad path, name or value), is a type of this package. A recipe keeps
+ * a type of its own only for a refusal that names that recipe's own values and that callers act on
+ * differently; it extends the core type a caller would otherwise catch, and its package says why
+ * it has one: {@code io.coord.membership.MemberIdTakenException} (a {@link ConflictException}),
+ * {@code io.coord.naming.NameTakenException} and {@code InvalidInstanceException},
+ * {@code io.coord.config.ConfigValidationException}, and in {@code io.coord.queue}
+ * {@code ClaimLostException} (a {@link LockLostException}), {@code QueueFullException} (a
+ * {@link TooManyChildrenException}) and {@code TaskRejectedException}.
  */
 public class CoordException extends RuntimeException {
     private static final long serialVersionUID = 1L;

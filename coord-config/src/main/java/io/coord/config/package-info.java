@@ -41,5 +41,11 @@
  *   <li><b>Interrupt</b>: blocking calls throw {@code InterruptedException} and abandon the call;
  *       nothing is left half-written.</li>
  * </ul>
+ *
+ * <p>Why {@link io.coord.config.ConfigValidationException} lives here, not in coord-core: it
+ * carries the list of fields a value broke against its schema, a notion only this module has, and
+ * a writer acts on it (fix the value) unlike on any other refusal. It is a
+ * {@link io.coord.CoordException}, final (not retryable), so a caller that catches core's types
+ * still catches it; a value that is not valid JSON at all is core's {@link io.coord.CodecException}.
  */
 package io.coord.config;

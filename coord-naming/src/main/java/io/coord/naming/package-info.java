@@ -78,5 +78,11 @@
  * refused with {@link io.coord.naming.InvalidInstanceException} for a {@code /} in the name, a
  * duplicate id, a port outside 1–65535 or a payload that is not a JSON object (RELIABILITY.md row
  * 31).
+ *
+ * <p>Why naming has exception types of its own, not core's: {@link io.coord.naming.NameTakenException}
+ * names the current owner of a claimed name and {@link io.coord.naming.InvalidInstanceException}
+ * a discovery instance's bad field, values only this module knows; a caller acts on a taken name
+ * (pick another, or wait) unlike any other refusal. Both are {@link io.coord.CoordException}s, so a
+ * caller that catches core's types still catches them.
  */
 package io.coord.naming;
