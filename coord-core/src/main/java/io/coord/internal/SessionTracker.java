@@ -3,7 +3,6 @@ package io.coord.internal;
 import io.coord.CoordMetrics;
 import io.coord.CoordSession;
 import io.coord.Registration;
-import io.coord.SessionState;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -22,7 +21,8 @@ import org.slf4j.LoggerFactory;
  *       a new {@link ZkSession} begins;
  *   <li>LOST → EXPIRED (Curator reports LOST only once the session is gone or given up for gone).
  * </ul>
- * Runs on Curator's event thread, so it only moves state; listeners run on their executors.
+ * Runs on Curator's event thread, so it only moves state; listeners run on their executors, and
+ * are told only after the tracker let go of its lock.
  *
  * <p>Counts {@code coord.session.suspended}, {@code coord.session.expired} and
  * {@code coord.session.started} (a new session id after the first): the figures to alert on,
@@ -49,13 +49,13 @@ public final class SessionTracker implements ConnectionStateListener {
             case CONNECTED, RECONNECTED -> observeConnected(currentSessionId(client));
             case SUSPENDED, READ_ONLY -> {
                 ZkSession s = current.get();
-                if (s != null && s.moveTo(SessionState.SUSPENDED)) {
+                if (s != null && s.apply(SessionEvent.SUSPEND)) {
                     metrics.increment("coord.session.suspended");
                 }
             }
             case LOST -> {
                 ZkSession s = current.get();
-                if (s != null && s.moveTo(SessionState.EXPIRED)) {
+                if (s != null && s.apply(SessionEvent.EXPIRE)) {
                     metrics.increment("coord.session.expired");
                     LOG.warn("ZooKeeper session {} is lost; everything bound to it is gone", s.idHex());
                 }
@@ -68,29 +68,40 @@ public final class SessionTracker implements ConnectionStateListener {
         if (sessionId == 0) {
             return;
         }
+        ZkSession previous;
         ZkSession started = null;
         synchronized (lock) {
-            ZkSession s = current.get();
-            if (s != null && s.id() == sessionId && !s.state().isTerminal()) {
-                s.moveTo(SessionState.CONNECTED);
-                return;
+            previous = current.get();
+            if (previous != null && previous.id() == sessionId) {
+                // CONNECTED again; a terminal session ignores it: it never comes back, even if an id repeats
+                previous.queue(SessionEvent.RECONNECT);
+            } else {
+                started = replace(previous, sessionId);
             }
-            if (s != null && s.id() == sessionId) {
-                return; // a terminal session never comes back, even if an id repeats
-            }
-            if (s != null && s.moveTo(SessionState.EXPIRED)) {
-                metrics.increment("coord.session.expired");
-                LOG.warn("ZooKeeper session {} was replaced by 0x{}; everything bound to the old one is gone",
-                        s.idHex(), Long.toHexString(sessionId));
-            }
-            if (s != null) {
-                metrics.increment("coord.session.started");
-            }
-            started = new ZkSession(sessionId, callbacks);
-            current.set(started);
         }
-        ZkSession fresh = started;
-        newSessionListeners.forEach(l -> l.accept(fresh));
+        // Told outside the lock: the old session's moves first, then the new session.
+        if (previous != null) {
+            previous.announce();
+        }
+        if (started != null) {
+            ZkSession fresh = started;
+            newSessionListeners.forEach(l -> l.accept(fresh));
+        }
+    }
+
+    /** Under {@link #lock}: ends {@code s} (if any; its listeners are told later) and makes the session of {@code sessionId} current. */
+    private ZkSession replace(ZkSession s, long sessionId) {
+        if (s != null && s.queue(SessionEvent.EXPIRE)) {
+            metrics.increment("coord.session.expired");
+            LOG.warn("ZooKeeper session {} was replaced by 0x{}; everything bound to the old one is gone",
+                    s.idHex(), Long.toHexString(sessionId));
+        }
+        if (s != null) {
+            metrics.increment("coord.session.started");
+        }
+        ZkSession started = new ZkSession(sessionId, callbacks);
+        current.set(started);
+        return started;
     }
 
     public ZkSession current() {
@@ -105,7 +116,7 @@ public final class SessionTracker implements ConnectionStateListener {
     public void close() {
         ZkSession s = current.get();
         if (s != null) {
-            s.moveTo(SessionState.CLOSED);
+            s.apply(SessionEvent.CLOSE);
         }
         newSessionListeners.clear();
     }

@@ -4,25 +4,29 @@ import io.coord.CoordSession;
 import io.coord.Registration;
 import io.coord.SessionListener;
 import io.coord.SessionState;
+import java.util.Optional;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One ZooKeeper session id. Moved only by {@link SessionTracker}, along the graph drawn on
- * {@link SessionState}; listeners are told on their executors.
+ * One ZooKeeper session id. Moved only by {@link SessionTracker}, along {@link SessionRule}'s table
+ * (the graph drawn on {@link SessionState}); listeners are told on their executors, in the order of
+ * the moves, and never while this session or its tracker holds a lock.
  */
 public final class ZkSession implements CoordSession {
     private final long id;
     private final AtomicReference<SessionState> state = new AtomicReference<>(SessionState.CONNECTED);
     private final CompletableFuture<SessionState> ended = new CompletableFuture<>();
     private final Listeners<SessionListener> listeners = new Listeners<>();
-    /**
-     * Makes "add a listener, or hand a late one the final event" and "move to a terminal state and
-     * tell every listener" mutually exclusive, so each listener gets onEnded exactly once. Held
-     * only while submitting to executors, never while a callback runs.
-     */
-    private final Object endLock = new Object();
+    /** Moves made and not yet told, in the order they were made (see {@link #queue}). */
+    private final Queue<SessionState> toAnnounce = new ConcurrentLinkedQueue<>();
+    /** Makes "move and queue the move" one step, so the queue's order is the order of the moves. */
+    private final Object moveLock = new Object();
+    private final AtomicBoolean announcing = new AtomicBoolean();
 
     /** Where {@link #ended()} completes when the session ends on an event thread (see {@link EventThreads}). */
     private final Executor endedExecutor;
@@ -53,48 +57,108 @@ public final class ZkSession implements CoordSession {
 
     @Override
     public Registration addListener(SessionListener listener, Executor executor) {
-        synchronized (endLock) {
+        // Added first, then asked: a listener added after the end still gets its one onEnded, so
+        // nobody waits forever; one added while the end is being told may be handed it twice (by the
+        // announcement and by this replay), and FinalOnce lets the first through.
+        return listeners.addThenAsk(new FinalOnce(listener), executor, () -> {
             SessionState now = state.get();
-            // A listener added after the end still gets its one onEnded, so nobody waits forever.
-            return now.isTerminal()
-                    ? listeners.addThen(listener, executor, l -> l.onEnded(this, now))
-                    : listeners.add(listener, executor);
-        }
+            return now.isTerminal() ? l -> l.onEnded(this, now) : null;
+        });
     }
 
-    /** Legal moves of the session graph. */
-    static boolean isLegal(SessionState from, SessionState to) {
-        return switch (from) {
-            case CONNECTED -> to == SessionState.SUSPENDED || to.isTerminal();
-            case SUSPENDED -> to == SessionState.CONNECTED || to.isTerminal();
-            case EXPIRED, CLOSED -> false;
-        };
+    /** Applies {@code event} and tells listeners; returns whether the state changed. Callers hold no lock. */
+    boolean apply(SessionEvent event) {
+        boolean moved = queue(event);
+        announce();
+        return moved;
     }
 
-    /** Moves to {@code to} if legal from the current state; returns whether it moved. */
-    boolean moveTo(SessionState to) {
-        synchronized (endLock) {
-            return move(to);
-        }
-    }
-
-    private boolean move(SessionState to) {
-        while (true) {
-            SessionState from = state.get();
-            if (from == to || !isLegal(from, to)) {
-                return false;
-            }
-            if (state.compareAndSet(from, to)) {
-                switch (to) {
-                    case SUSPENDED -> listeners.forEach(l -> l.onSuspended(this));
-                    case CONNECTED -> listeners.forEach(l -> l.onReconnected(this));
-                    case EXPIRED, CLOSED -> {
-                        listeners.forEach(l -> l.onEnded(this, to));
-                        completeEnded(to);
-                    }
+    /**
+     * Applies {@code event} and queues the move for {@link #announce}, which a caller holding a lock
+     * of its own (the tracker) calls once it let go. Returns whether the state changed.
+     */
+    boolean queue(SessionEvent event) {
+        synchronized (moveLock) {
+            while (true) {
+                SessionState from = state.get();
+                Optional<SessionState> to = SessionRule.next(from, event);
+                if (to.isEmpty()) {
+                    return false;
                 }
-                return true;
+                if (state.compareAndSet(from, to.get())) {
+                    toAnnounce.add(to.get());
+                    return true;
+                }
             }
+        }
+    }
+
+    /**
+     * Tells listeners of every queued move, in order, one thread at a time: a move made meanwhile
+     * (by another thread, or by a listener on a direct executor calling back in) is told by the
+     * thread already announcing, after the one it is telling.
+     */
+    void announce() {
+        while (!toAnnounce.isEmpty() && announcing.compareAndSet(false, true)) {
+            try {
+                SessionState to;
+                while ((to = toAnnounce.poll()) != null) {
+                    tell(to);
+                }
+            } finally {
+                announcing.set(false);
+            }
+        }
+    }
+
+    private void tell(SessionState to) {
+        switch (to) {
+            case SUSPENDED -> listeners.forEach(l -> l.onSuspended(this));
+            case CONNECTED -> listeners.forEach(l -> l.onReconnected(this));
+            case EXPIRED, CLOSED -> {
+                listeners.forEach(l -> l.onEnded(this, to));
+                completeEnded(to);
+            }
+        }
+    }
+
+    /**
+     * A listener that hears onEnded at most once, and nothing after it: a late registration can
+     * race the end itself, and both may hand it the final call; the first one through its
+     * sequential executor wins.
+     */
+    private static final class FinalOnce implements SessionListener {
+        private final SessionListener delegate;
+        private final AtomicBoolean ended = new AtomicBoolean();
+
+        FinalOnce(SessionListener delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public void onSuspended(CoordSession session) {
+            if (!ended.get()) {
+                delegate.onSuspended(session);
+            }
+        }
+
+        @Override
+        public void onReconnected(CoordSession session) {
+            if (!ended.get()) {
+                delegate.onReconnected(session);
+            }
+        }
+
+        @Override
+        public void onEnded(CoordSession session, SessionState finalState) {
+            if (ended.compareAndSet(false, true)) {
+                delegate.onEnded(session, finalState);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return delegate.toString();
         }
     }
 

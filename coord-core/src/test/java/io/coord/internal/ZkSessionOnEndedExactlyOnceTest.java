@@ -14,12 +14,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Regression (found while building coord-test): {@link ZkSession#addListener} adds the listener, then reads the state and, if terminal, calls
- * {@code onEnded} itself. If {@code moveTo(EXPIRED)} runs between the two steps, its
+ * {@code onEnded} itself. If the move to EXPIRED runs between the two steps, its
  * {@code listeners.forEach} already includes the new listener, so {@code onEnded} is delivered
  * twice — against {@link SessionListener}'s "onEnded is the last call, exactly once" — and the
  * second call bypasses the registration's sequential executor.
- * Fixed by making "add, or deliver the final event to a late listener" one step with the
- * move to a terminal state. Races many adds against the end of many sessions.
+ * Fixed first by making "add, or deliver the final event to a late listener" one step with the
+ * move to a terminal state under a lock; now, since listeners are never told under a lock, by
+ * handing the final event to whichever of the two comes first ({@code ZkSession.FinalOnce}).
+ * Races many adds against the end of many sessions.
  */
 class ZkSessionOnEndedExactlyOnceTest {
     @Test
@@ -53,7 +55,7 @@ class ZkSessionOnEndedExactlyOnceTest {
             });
             adder.start();
             go.countDown();
-            session.moveTo(SessionState.EXPIRED);
+            session.apply(SessionEvent.EXPIRE);
             adder.join();
             synchronized (ends) {
                 for (AtomicInteger c : ends) {
