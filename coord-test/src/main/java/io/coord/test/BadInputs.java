@@ -1,7 +1,6 @@
 package io.coord.test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -42,6 +41,21 @@ public final class BadInputs {
      */
     public static <E extends Throwable> E assertRefused(String row, CoordClient observer, Class<E> type, Executable call,
                                                         String... named) throws Exception {
+        return refused(row, observer, type, false, call, named);
+    }
+
+    /**
+     * As {@link #assertRefused}, for the one kind of refusal that is not final: a full queue or
+     * group ({@code retryable() == true}: the same call can succeed once the state changes). It
+     * still comes at once and changes nothing; Coord itself never retries it.
+     */
+    public static <E extends CoordException> E assertRefusedForNow(String row, CoordClient observer, Class<E> type,
+                                                                   Executable call, String... named) throws Exception {
+        return refused(row, observer, type, true, call, named);
+    }
+
+    private static <E extends Throwable> E refused(String row, CoordClient observer, Class<E> type, boolean retryable,
+                                                   Executable call, String... named) throws Exception {
         Map<String, List<Long>> before = tree(observer);
         long start = System.nanoTime();
         Throwable thrown = null;
@@ -60,7 +74,8 @@ public final class BadInputs {
             assertTrue(String.valueOf(e.getMessage()).contains(part), row + ": the message names \"" + part + "\": " + e.getMessage());
         }
         if (e instanceof CoordException coord) {
-            assertFalse(coord.retryable(), row + ": a bad input is final, never retried");
+            assertEquals(retryable, coord.retryable(), row + (retryable ? ": retryable once the state changes"
+                    : ": a bad input is final, never retried"));
         }
         Duration bound = Awaits.scaled(BOUND);
         assertTrue(took.compareTo(bound) < 0, row + ": refused within " + bound + ", took " + took);
