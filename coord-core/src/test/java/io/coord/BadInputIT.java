@@ -39,10 +39,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>nothing on the server changed: the whole tree (every path and its mzxid) is the same
  *       before and after.</li>
  * </ol>
- * Rows 13 ({@link ChildCapIT}), 18–23 ({@link AuthBadInputIT}), 24 ({@link SaslRequiredIT}) and
- * 25 ({@link TlsIT}) need servers of their own; the clamp warning of row 10 is in {@link SessionIT};
- * the codec's spellings of rows 14–17 in {@link CodecTest}; rows 27–31 live with their recipes
- * (coord-lock, coord-barrier, coord-queue, coord-naming); row 32 for a config reader in coord-config.
+ * Rows 18–23 ({@link AuthBadInputIT}), 24 ({@link SaslRequiredIT}) and 25 ({@link TlsIT}) need
+ * servers of their own; the clamp warning of row 10 is in {@link SessionIT}; the codec's spellings
+ * of rows 14–17 in {@link CodecTest}. The recipe modules make the same four checks through
+ * coord-test's {@code BadInputs}: row 13 for a queue and row 30 in coord-queue
+ * {@code TaskBadInputIT}, 27 in coord-lock {@code CuratorViewIT}, 28 in {@code FencedWriteAfterLossIT},
+ * 29 in coord-barrier {@code BarrierBadInputIT}, 31 in coord-naming {@code InstanceBadInputIT},
+ * 15 for a writer and 32 for a config store and reader in coord-config ({@code ConfigStoreIT},
+ * {@code ConfigReadAuthorizationIT}). docs/OPERATING.md has the whole table.
  */
 class BadInputIT {
     @RegisterExtension
