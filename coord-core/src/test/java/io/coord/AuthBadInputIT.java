@@ -36,6 +36,8 @@ class AuthBadInputIT {
     private static final Credentials WRONG = Credentials.digest("config-admin", "wrong-pw-2jfh");
     /** A connection timeout long enough that "failed before it" clearly means "did not wait for it". */
     private static final Duration LONG_CONNECT = Duration.ofSeconds(15);
+    /** How soon a bad input must be refused (RELIABILITY.md (c)), before {@code -Dcoord.test.timing}. */
+    private static final Duration BOUND = Duration.ofSeconds(1);
 
     private static TestingServer server;
     private final List<AutoCloseable> toClose = new ArrayList<>();
@@ -43,6 +45,9 @@ class AuthBadInputIT {
     @BeforeAll
     static void startServer() throws Exception {
         server = SecurityFixtures.plaintextServer();
+        // One connect first, so the rows that time a connect measure the refusal, not the JVM
+        // loading the ZooKeeper client classes.
+        SecurityFixtures.rawClient(server.getConnectString()).close();
     }
 
     @AfterAll
@@ -97,17 +102,23 @@ class AuthBadInputIT {
         String ns = "row18a" + NAMESPACES.incrementAndGet();
         seed(ns);
         CoordClient wrong = connect(settings(ns).credentials(WRONG).build());
+        List<String> before = SecurityFixtures.walk(raw(ADMIN), "/" + ns);
 
+        long start = System.nanoTime();
         NotAuthorizedException read = assertThrows(NotAuthorizedException.class, () -> Zk.of(wrong)
                 .call(CoordPath.of("/secret/canary"), () -> wrong.curator().getData().forPath("/secret/canary")));
+        assertFast("row 18 read with a wrong password", read, start);
         assertTrue(read.getMessage().contains("/secret/canary") && read.getMessage().contains("digest:config-admin"),
                 "names the path and the identity: " + read.getMessage());
+        start = System.nanoTime();
         NotAuthorizedException write = assertThrows(NotAuthorizedException.class, () -> Zk.of(wrong)
                 .call(CoordPath.of("/config/k"), () -> wrong.curator().setData().forPath("/config/k", new byte[] {2})));
+        assertFast("row 18 write with a wrong password", write, start);
         assertTrue(write.getMessage().contains("/config/k") && write.getMessage().contains("digest:config-admin"), write.getMessage());
         assertFalse(read.getMessage().contains(WRONG.secret()) || write.getMessage().contains(WRONG.secret()),
                 "the password is never in an error");
         assertEquals(1, raw(ADMIN).getData().forPath("/" + ns + "/config/k")[0], "the refused write changed nothing");
+        assertEquals(before, SecurityFixtures.walk(raw(ADMIN), "/" + ns), "no node was created or removed");
     }
 
     @Test
@@ -120,19 +131,26 @@ class AuthBadInputIT {
         Duration took = elapsedSince(start);
         assertTrue(e.getMessage().contains("/secret/canary") && e.getMessage().contains("digest:config-admin")
                 && e.getMessage().contains("auth check"), e.getMessage());
-        assertTrue(took.compareTo(LONG_CONNECT.dividedBy(3)) < 0, "failed fast, not at the connection timeout: " + took);
         System.out.println("row 18 wrong password + authCheckPath -> NotAuthorizedException after " + took.toMillis() + " ms");
+        assertFalse(e.retryable(), "a refused auth check is final");
+        assertTrue(took.compareTo(BadInputIT.scaled(BOUND)) < 0, "failed within " + BadInputIT.scaled(BOUND)
+                + ", not at the connection timeout: " + took);
+        List<String> seeded = SecurityFixtures.walk(raw(ADMIN), "/" + ns);
 
         // Control: the right password passes the same check.
         connect(settings(ns).credentials(ADMIN).authCheckPath(CoordPath.of("/secret/canary")).build());
+        assertEquals(seeded, SecurityFixtures.walk(raw(ADMIN), "/" + ns), "the refused client created nothing");
     }
 
     @Test
     void anAuthCheckPathThatDoesNotExistIsAConfigurationError() throws Exception {
         String ns = "row18c" + NAMESPACES.incrementAndGet();
+        long start = System.nanoTime();
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> connect(settings(ns).credentials(ADMIN)
                 .authCheckPath(CoordPath.of("/no/such/canary")).build()));
+        assertFast("row 18 missing authCheckPath", e, start);
         assertTrue(e.getMessage().contains("/no/such/canary"), e.getMessage());
+        assertNull(raw().checkExists().forPath("/" + ns + "/no"), "nothing was created");
     }
 
     // Row 19 -----------------------------------------------------------------------------------
@@ -149,7 +167,8 @@ class AuthBadInputIT {
         assertTrue(e.getMessage().contains("AUTHFAILED") && e.getMessage().contains("nosuchscheme:bob")
                 && e.getMessage().contains(server.getConnectString()), e.getMessage());
         assertFalse(e.getMessage().contains(unknown.secret()), "the secret is never in an error");
-        assertTrue(took.compareTo(LONG_CONNECT.dividedBy(3)) < 0, "did not wait for the connection timeout: " + took);
+        assertTrue(took.compareTo(BadInputIT.scaled(BOUND)) < 0, "refused within " + BadInputIT.scaled(BOUND)
+                + ", not at the connection timeout: " + took);
         assertNull(raw().checkExists().forPath("/row19"), "nothing was created");
     }
 
@@ -186,19 +205,31 @@ class AuthBadInputIT {
         assertEquals(AclEntry.creator(Perms.ALL), creator, "ZooKeeper's CREATOR_ALL_ACL is Coord's creator entry");
         for (AclPolicy policy : List.of(AclPolicy.builder().defaultAcl(creator).build(),
                 AclPolicy.builder().rule("/mine", AclEntry.creator(Perms.READ)).build())) {
+            long start = System.nanoTime();
             InvalidAclException e = assertThrows(InvalidAclException.class, () -> SecurityFixtures
                     .settings(server.getConnectString()).namespace("row22").aclPolicy(policy).build());
-            assertTrue(e.getMessage().contains("no authenticated identity"), e.getMessage());
+            assertFast("row 22 creator ACL without identity", e, start);
+            assertTrue(e.getMessage().contains("no authenticated identity") && e.getMessage().contains("creator"), e.getMessage());
         }
         assertNull(raw().checkExists().forPath("/row22"), "no client was made, nothing was created");
+    }
+
+    /** Checks that {@code e} is final and came within 1 s (scaled) of {@code startNanos}. */
+    private static void assertFast(String row, CoordException e, long startNanos) {
+        Duration took = elapsedSince(startNanos);
+        System.out.println(row + " -> " + e.getClass().getSimpleName() + " in " + took.toMillis() + " ms: " + e.getMessage());
+        assertFalse(e.retryable(), row + ": a bad input is final, never retried");
+        Duration bound = BadInputIT.scaled(BOUND);
+        assertTrue(took.compareTo(bound) < 0, row + ": refused within " + bound + ", took " + took);
     }
 
     /** Runs {@code bad}, which must throw InvalidAclException, and checks the server's tree did not change. */
     private InvalidAclException assertNothingSent(Executable bad) {
         try {
             List<String> before = SecurityFixtures.walk(raw(ADMIN), "/");
+            long start = System.nanoTime();
             InvalidAclException e = assertThrows(InvalidAclException.class, bad);
-            assertFalse(e.retryable(), "a malformed ACL is final");
+            assertFast("rows 20-23 malformed ACL", e, start);
             assertEquals(before, SecurityFixtures.walk(raw(ADMIN), "/"), "no node was created or removed");
             return e;
         } catch (AssertionError e) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.coord.internal.LeaseNodes;
 import io.coord.internal.NodeLease;
+import io.coord.internal.Payloads;
 import io.coord.internal.Zk;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,10 +39,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>nothing on the server changed: the whole tree (every path and its mzxid) is the same
  *       before and after.</li>
  * </ol>
- * Rows 13 ({@link ChildCapIT}), 18–23 ({@link AuthBadInputIT}), 24 ({@link SaslRequiredIT}) and
- * 25 ({@link TlsIT}) need servers of their own; the clamp warning of row 10 is in {@link SessionIT};
- * the codec's spellings of rows 14–17 in {@link CodecTest}; rows 27–31 live with their recipes
- * (coord-lock, coord-barrier, coord-queue, coord-naming); row 32 for a config reader in coord-config.
+ * Rows 18–23 ({@link AuthBadInputIT}), 24 ({@link SaslRequiredIT}) and 25 ({@link TlsIT}) need
+ * servers of their own; the clamp warning of row 10 is in {@link SessionIT}; the codec's spellings
+ * of rows 14–17 in {@link CodecTest}. The recipe modules make the same four checks through
+ * coord-test's {@code BadInputs}: row 13 for a queue and row 30 in coord-queue
+ * {@code TaskBadInputIT}, 27 in coord-lock {@code CuratorViewIT}, 28 in {@code FencedWriteAfterLossIT},
+ * 29 in coord-barrier {@code BarrierBadInputIT}, 31 in coord-naming {@code InstanceBadInputIT},
+ * 15 for a writer and 32 for a config store and reader in coord-config ({@code ConfigStoreIT},
+ * {@code ConfigReadAuthorizationIT}). docs/OPERATING.md has the whole table.
  */
 class BadInputIT {
     @RegisterExtension
@@ -175,8 +180,19 @@ class BadInputIT {
             var set = c.curator().transactionOp().setData().forPath(TARGET.value(), new byte[600_000]);
             var create = c.curator().transactionOp().create().forPath("/data/other", new byte[600_000]);
             return (Attempt<Void>) x -> lease.guardedTransaction(List.of(set, create));
-        }, a -> a.run(null), List.of("transaction of 3 operations", "over the limit of " + io.coord.internal.Payloads.TRANSACTION_LIMIT,
+        }, a -> a.run(null), List.of("transaction of 3 operations", "over the limit of " + Payloads.TRANSACTION_LIMIT,
                 "nothing was written")));
+        rows.add(new Row<>("13", "a 4th child under a cap of 3", TooManyChildrenException.class, f -> {
+            CoordClient c = f.anonymous();
+            CoordPath parent = CoordPath.of("/queues/jobs/tasks");
+            Zk.of(c).call(parent, () -> c.curator().create().creatingParentsIfNeeded().forPath(parent.value()));
+            for (int i = 0; i < 3; i++) {
+                Payloads.checkChildCap(Zk.of(c), parent, 3);
+                CoordPath child = parent.child("t" + i);
+                Zk.of(c).call(child, () -> c.curator().create().forPath(child.value()));
+            }
+            return (Attempt<Void>) x -> Payloads.checkChildCap(Zk.of(c), parent, 3);
+        }, a -> a.run(null), List.of("/queues/jobs/tasks", "already has 3 children", "cap of 3", "nothing was added")));
         rows.add(new Row<>("26", "create /app/missing/child", NoParentException.class, Fixture::anonymous,
                 c -> Zk.of(c).call(CoordPath.of("/app/missing/child"),
                         () -> c.curator().create().forPath("/app/missing/child", new byte[] {1})),

@@ -1,6 +1,7 @@
 package io.coord;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -67,20 +68,27 @@ class CodecTest {
 
     @Test
     void row16EmptyNullBomAndInvalidUtf8AreRefused() {
-        assertThrows(CodecException.class, () -> codec.decode(PATH, new byte[0]));
-        assertThrows(CodecException.class, () -> codec.decode(PATH, null));
-        assertThrows(CodecException.class, () -> codec.decode(PATH, "null".getBytes(StandardCharsets.UTF_8)));
+        assertNames(assertThrows(CodecException.class, () -> codec.decode(PATH, new byte[0])), "holds no data");
+        assertNames(assertThrows(CodecException.class, () -> codec.decode(PATH, null)), "holds no data");
+        assertNames(assertThrows(CodecException.class, () -> codec.decode(PATH, "null".getBytes(StandardCharsets.UTF_8))),
+                "holds JSON null");
         byte[] bom = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, '{', '}'};
-        CodecException e = assertThrows(CodecException.class, () -> codec.decode(PATH, bom));
-        assertTrue(e.getMessage().contains("byte-order mark"), e.getMessage());
+        assertNames(assertThrows(CodecException.class, () -> codec.decode(PATH, bom)), "byte-order mark");
         byte[] latin1 = "{\"url\":\"caf\u00e9\",\"poolSize\":1}".getBytes(StandardCharsets.ISO_8859_1);
-        assertThrows(CodecException.class, () -> codec.decode(PATH, latin1));
+        assertNames(assertThrows(CodecException.class, () -> codec.decode(PATH, latin1)), "UTF-8");
     }
 
     @Test
     void row16TrailingGarbageIsRefused() {
-        assertThrows(CodecException.class,
-                () -> codec.decode(PATH, "{\"url\":\"x\",\"poolSize\":1} {}".getBytes(StandardCharsets.UTF_8)));
+        assertNames(assertThrows(CodecException.class,
+                () -> codec.decode(PATH, "{\"url\":\"x\",\"poolSize\":1} {}".getBytes(StandardCharsets.UTF_8))), "line 1");
+    }
+
+    /** A codec error names the node and what was wrong with its data, and is final. */
+    private static void assertNames(CodecException e, String what) {
+        assertTrue(e.getMessage().contains(PATH.value()) && e.getMessage().contains(what), "names the node and \"" + what + "\": "
+                + e.getMessage());
+        assertFalse(e.retryable(), "bad data is final");
     }
 
     @Test

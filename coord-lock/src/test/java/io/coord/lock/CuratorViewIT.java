@@ -1,5 +1,6 @@
 package io.coord.lock;
 
+import io.coord.test.BadInputs;
 import io.coord.test.ZooKeeperExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -79,6 +80,40 @@ class CuratorViewIT {
             view.release();
         }
         assertThrows(IllegalMonitorStateException.class, view::release, "releasing more often than acquired");
+    }
+
+    /**
+     * Bad-input row 27 with RELIABILITY.md (c)'s four checks ({@link BadInputs}): releasing a lock
+     * this thread does not hold fails at once with {@code IllegalMonitorStateException} naming the
+     * thread, the lock and who holds it, and nothing on the server changes (the holder's node stays).
+     */
+    @Test
+    void row27ReleaseWithoutHoldingIsRefusedAtOnceNamingThreadAndLockAndChangesNothing() throws Exception {
+        CoordClient client = SERVER.newClient();
+        DistributedLock lock = Locks.mutex(client, LOCK);
+        InterProcessLock view = lock.asInterProcessLock();
+        String me = "\"" + Thread.currentThread().getName() + "\"";
+        BadInputs.assertRefused("27 (release never acquired)", client, IllegalMonitorStateException.class, view::release,
+                "thread " + me + " does not hold", LOCK.value(), "no thread of this process holds it");
+        view.acquire();
+        try {
+            BadInputs.assertRefused("27 (release from another thread)", client, IllegalMonitorStateException.class, () -> {
+                Throwable t = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        view.release();
+                        return null;
+                    } catch (Throwable e) {
+                        return e;
+                    }
+                }, other).get(10, TimeUnit.SECONDS);
+                if (t != null) {
+                    throw t;
+                }
+            }, "thread \"other-thread\" does not hold", LOCK.value(), "held here by thread " + me);
+            lock.heldByCurrentThread().orElseThrow().checkValid();
+        } finally {
+            view.release();
+        }
     }
 
     @Test

@@ -91,8 +91,9 @@ public record Endpoint(String service, String id, String address, int port, Opti
         if (json == null || json.isBlank()) {
             throw new InvalidInstanceException("payload JSON is empty");
         }
-        if (json.getBytes(StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES) {
-            throw new InvalidInstanceException("payload JSON is over the limit of " + MAX_PAYLOAD_BYTES + " bytes");
+        int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MAX_PAYLOAD_BYTES) {
+            throw new InvalidInstanceException("payload JSON is " + bytes + " bytes, over the limit of " + MAX_PAYLOAD_BYTES + " bytes");
         }
         try {
             return Codec.mapper().readTree(json);
