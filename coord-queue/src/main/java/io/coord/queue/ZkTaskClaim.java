@@ -240,6 +240,10 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
             Txn.commitOnce(zk, taskPath(), ops);
         } catch (KeeperException e) {
             int failed = Txn.failedIndex(e);
+            if (neverSent(e)) {
+                release.notCommitted();
+                throw lost(what.label, e, "nothing was changed: this " + what.label + " was never sent, its claim's session had ended");
+            }
             if (Txn.indeterminate(e) || (failed == 0 && unanswered)) {
                 unanswered = true;
                 settle(what, release, findOut(what), e);
@@ -270,6 +274,18 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
         }
         finished = true;
         release.committed();
+    }
+
+    /**
+     * Whether the send failed without leaving the client: ZooKeeper's client answers SESSIONEXPIRED
+     * only to requests it queued while disconnected, once the reconnect learns the session ended
+     * (it sends nothing on a new connection before the session handshake; a request it had sent
+     * gets CONNECTIONLOSS when that connection drops). A paused consumer whose session ended
+     * meanwhile gets it. Unless an earlier send of this claim's endings got no answer, nothing of
+     * ours committed.
+     */
+    private boolean neverSent(KeeperException e) {
+        return e.code() == KeeperException.Code.SESSIONEXPIRED && !unanswered;
     }
 
     /**
@@ -388,6 +404,11 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
             return;
         } catch (KeeperException e) {
             int failed = Txn.failedIndex(e);
+            if (neverSent(e)) {
+                queue.claimer().abandon(next, false);
+                release.notCommitted();
+                throw lost("complete", e, "nothing was changed: this complete was never sent, its claim's session had ended");
+            }
             if (Txn.indeterminate(e) || (failed == 0 && unanswered)) {
                 unanswered = true;
                 EndingOutcome.Verdict verdict = findOut(EndingOutcome.Ending.COMPLETE);
