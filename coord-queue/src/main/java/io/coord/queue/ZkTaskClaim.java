@@ -244,7 +244,7 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
                 release.notCommitted();
                 throw lost(what.label, e, "nothing was changed: this " + what.label + " was never sent, its claim's session had ended");
             }
-            if (Txn.indeterminate(e) || (failed == 0 && unanswered)) {
+            if (unanswered(e, failed)) {
                 unanswered = true;
                 settle(what, release, findOut(what), e);
                 return;
@@ -274,6 +274,15 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
         }
         finished = true;
         release.committed();
+    }
+
+    /**
+     * Whether the outcome of this send, or of an earlier one, is open: an indeterminate code, an
+     * error for the whole request (no per-op results, e.g. SESSIONMOVED: Curator used to retry
+     * those), or the claim gone while an earlier send got no answer. {@link #findOut} decides.
+     */
+    private boolean unanswered(KeeperException e, int failed) {
+        return Txn.indeterminate(e) || failed < 0 || (failed == 0 && unanswered);
     }
 
     /**
@@ -409,7 +418,7 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
                 release.notCommitted();
                 throw lost("complete", e, "nothing was changed: this complete was never sent, its claim's session had ended");
             }
-            if (Txn.indeterminate(e) || (failed == 0 && unanswered)) {
+            if (unanswered(e, failed)) {
                 unanswered = true;
                 EndingOutcome.Verdict verdict = findOut(EndingOutcome.Ending.COMPLETE);
                 if (verdict != EndingOutcome.Verdict.COMMITTED) {
