@@ -1,8 +1,10 @@
 package io.coord.chaos;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,6 +34,11 @@ import java.util.TreeMap;
  *       controller killed or paused its worker mid-task, or a worker reported its claim lost.
  *   <li><b>Stale claimant rejected</b>: every worker paused mid-task past its session reported
  *       its completion refused ({@code LOST}), none reported it accepted.
+ *   <li><b>FIFO of first attempts</b> ({@link #fifo}): no first claim passes over {@link #SPREAD}
+ *       or more earlier tasks still waiting for theirs. The book takes a task's earliest reported
+ *       claim as its first attempt only if the task's delivery count says it was the first claim;
+ *       otherwise the first claim committed unreported (its worker died or lost the claim's session
+ *       before printing it) and the task is left out of the count.
  * </ul>
  */
 final class QueueChecker {
@@ -197,30 +204,52 @@ final class QueueChecker {
      */
     static final int SPREAD = 8;
 
-    /** A task's first attempt: its key ({@code k<p>-<i>}), its queue sequence and the claim token (czxid) of its first claim. */
-    record FirstClaim(String key, long sequence, long token) {
+    /**
+     * The earliest claim of a task the book saw: its key ({@code k<p>-<i>}), its queue sequence, the
+     * claim token (czxid) and the task's delivery count at that claim (coord-queue counts every
+     * committed claim in the task's record). {@code deliveries > 1} means an earlier claim committed
+     * that no worker reported (its worker died or lost the claim's session before printing it): the
+     * task's first attempt is then not this one, and when it was is unknown.
+     */
+    record FirstClaim(String key, long sequence, long token, int deliveries) {
+        boolean seenFirst() {
+            return deliveries <= 1;
+        }
     }
 
-    /** Strict per-producer inversions and the first attempts that passed over more earlier tasks than the spread allows. */
-    record Fifo(long strictInversions, long beyondSpread, long mostPassedOver) {
+    /**
+     * Strict per-producer inversions, the first attempts that passed over more earlier tasks than
+     * the spread allows, the most any passed over, how many tasks' first claim went unreported, and
+     * up to {@link #EXAMPLES} of the worst passes (for the note).
+     */
+    record Fifo(long strictInversions, long beyondSpread, long mostPassedOver, long unseenFirstClaims, List<String> examples) {
+        Fifo {
+            examples = List.copyOf(examples);
+        }
     }
+
+    static final int EXAMPLES = 3;
 
     /**
      * FIFO of first attempts. Strict, per producer: walking one producer's keys in the order it
      * enqueued them, the claim tokens (the order of claims) must rise; each drop is an inversion.
      * Several consumers may take tasks a little out of order by design, so the violation is a
      * first attempt claimed while {@link #SPREAD} or more tasks enqueued before it (any producer)
-     * still waited for their first claim.
+     * still waited for their first claim. A task whose first claim nobody reported
+     * ({@link FirstClaim#seenFirst()} false) is left out on both sides: booking its redelivery as
+     * its first attempt would count it as waiting while a claim of it was already live.
      */
-    static Fifo fifo(List<FirstClaim> claims) {
-        Map<String, java.util.TreeMap<Long, Long>> byProducer = new java.util.HashMap<>();
+    static Fifo fifo(List<FirstClaim> all) {
+        List<FirstClaim> claims = all.stream().filter(FirstClaim::seenFirst).toList();
+        long unseen = all.size() - claims.size();
+        Map<String, TreeMap<Long, Long>> byProducer = new HashMap<>();
         for (FirstClaim c : claims) {
             int dash = c.key().lastIndexOf('-');
-            byProducer.computeIfAbsent(c.key().substring(0, dash), k -> new java.util.TreeMap<>())
+            byProducer.computeIfAbsent(c.key().substring(0, dash), k -> new TreeMap<>())
                     .put(Long.parseLong(c.key().substring(dash + 1)), c.token());
         }
         long strict = 0;
-        for (java.util.TreeMap<Long, Long> tokens : byProducer.values()) {
+        for (TreeMap<Long, Long> tokens : byProducer.values()) {
             long highest = Long.MIN_VALUE;
             for (long t : tokens.values()) {
                 if (t < highest) {
@@ -231,16 +260,17 @@ final class QueueChecker {
         }
         // passed over = earlier tasks (by sequence) not yet claimed when this one was: a Fenwick tree over sequence ranks
         List<FirstClaim> bySequence = new ArrayList<>(claims);
-        bySequence.sort(java.util.Comparator.comparingLong(FirstClaim::sequence));
-        Map<FirstClaim, Integer> rank = new java.util.IdentityHashMap<>();
+        bySequence.sort(Comparator.comparingLong(FirstClaim::sequence));
+        Map<FirstClaim, Integer> rank = new IdentityHashMap<>();
         for (int r = 0; r < bySequence.size(); r++) {
             rank.put(bySequence.get(r), r);
         }
         List<FirstClaim> byToken = new ArrayList<>(claims);
-        byToken.sort(java.util.Comparator.comparingLong(FirstClaim::token));
+        byToken.sort(Comparator.comparingLong(FirstClaim::token));
         long[] tree = new long[claims.size() + 1];
         long beyond = 0;
         long most = 0;
+        TreeMap<Long, FirstClaim> worst = new TreeMap<>();
         for (FirstClaim c : byToken) {
             int r = rank.get(c);
             long claimedBefore = 0;
@@ -251,11 +281,23 @@ final class QueueChecker {
             most = Math.max(most, passedOver);
             if (passedOver >= SPREAD) {
                 beyond++;
+                worst.merge(passedOver, c, (a, b) -> a);
+                if (worst.size() > EXAMPLES) {
+                    worst.pollFirstEntry();
+                }
             }
             for (int i = r + 1; i < tree.length; i += i & -i) {
                 tree[i]++;
             }
         }
-        return new Fifo(strict, beyond, most);
+        List<String> examples = new ArrayList<>();
+        for (Map.Entry<Long, FirstClaim> w : worst.descendingMap().entrySet()) {
+            FirstClaim c = w.getValue();
+            List<String> waiting = bySequence.stream()
+                    .filter(o -> o.sequence() < c.sequence() && o.token() > c.token())
+                    .map(o -> o.key() + "@" + o.sequence() + "/" + o.token()).limit(10).toList();
+            examples.add(c.key() + "@" + c.sequence() + "/" + c.token() + " passed over " + w.getKey() + " (first " + waiting + ")");
+        }
+        return new Fifo(strict, beyond, most, unseen, examples);
     }
 }

@@ -4,6 +4,7 @@ import io.coord.Codec;
 import io.coord.ConnectionLostException;
 import io.coord.CoordClient;
 import io.coord.queue.ClaimLostException;
+import io.coord.queue.OutcomeUnknownException;
 import io.coord.queue.QueueOptions;
 import io.coord.queue.TaskClaim;
 import io.coord.queue.TaskId;
@@ -34,10 +35,12 @@ import org.apache.zookeeper.CreateMode;
  * the task together with a completion record {@code {records}/{task}-{seq}} in the same
  * transaction, so a second accepted completion of one task would leave a second record.
  * <pre>
- * W: START &lt;task&gt; &lt;key&gt; &lt;token&gt;   claimed, about to work
+ * W: START &lt;task&gt; &lt;key&gt; &lt;token&gt; &lt;deliveries&gt;   claimed, about to work (deliveries: claims of
+ *                                  the task so far, this one included; 1 is its first)
  * W: HELD &lt;task&gt;                  the task is held (after C: hold) until C: go
  * W: DONE &lt;task&gt; &lt;key&gt; &lt;token&gt;    completed (record written in the same transaction)
  * W: LOST &lt;task&gt; &lt;key&gt; &lt;token&gt;    completion refused: the claim is gone (a stale claimant)
+ * W: UNKNOWN &lt;task&gt; &lt;key&gt; &lt;token&gt; the completion's answer was lost and its session ended: it may have committed
  * W: FAILED &lt;task&gt; &lt;key&gt;          a poison task failed on purpose
  * W: ERROR &lt;task&gt; &lt;message&gt;
  * C: hold | go | exit
@@ -118,7 +121,7 @@ final class QueueWorker implements WorkerLogic {
         String task = claim.id().name();
         String key = claim.payload().key();
         long token = claim.token().value();
-        io.send("START " + task + " " + key + " " + token);
+        io.send("START " + task + " " + key + " " + token + " " + claim.deliveries());
         if (holdNext.compareAndSet(true, false)) {
             io.send("HELD " + task);
             // The controller kills or pauses us now; once it lets us go, carry on (bounded).
@@ -155,6 +158,9 @@ final class QueueWorker implements WorkerLogic {
             } catch (ClaimLostException lost) {
                 io.send("LOST " + task + " " + key + " " + token);
                 throw lost; // nothing changed; the task is someone else's now
+            } catch (OutcomeUnknownException unknown) {
+                io.send("UNKNOWN " + task + " " + key + " " + token);
+                throw unknown; // committed or not, the claim is over: its session ended
             } catch (ConnectionLostException indeterminate) {
                 // The same call again recognizes an earlier commit (our claim node is still there).
                 if (System.nanoTime() > deadline) {

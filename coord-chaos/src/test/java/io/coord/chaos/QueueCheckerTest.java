@@ -98,9 +98,9 @@ class QueueCheckerTest {
     @Test
     void firstAttemptsOutOfProducerOrderAreCountedAndPassingOverMoreThanTheSpreadIsAViolation() {
         // k0: 0, 1, 2 claimed in order; k1: 1 claimed (token 15) before 0 (token 17); k0-10 sorts after k0-2 by number
-        List<QueueChecker.FirstClaim> claims = List.of(new QueueChecker.FirstClaim("k0-0", 1, 10), new QueueChecker.FirstClaim("k0-1", 2, 12),
-                new QueueChecker.FirstClaim("k1-0", 3, 17), new QueueChecker.FirstClaim("k1-1", 4, 15),
-                new QueueChecker.FirstClaim("k0-2", 5, 18), new QueueChecker.FirstClaim("k0-10", 6, 20));
+        List<QueueChecker.FirstClaim> claims = List.of(new QueueChecker.FirstClaim("k0-0", 1, 10, 1), new QueueChecker.FirstClaim("k0-1", 2, 12, 1),
+                new QueueChecker.FirstClaim("k1-0", 3, 17, 1), new QueueChecker.FirstClaim("k1-1", 4, 15, 1),
+                new QueueChecker.FirstClaim("k0-2", 5, 18, 1), new QueueChecker.FirstClaim("k0-10", 6, 20, 1));
         QueueChecker.Fifo f = QueueChecker.fifo(claims);
         assertEquals(1, f.strictInversions());
         assertEquals(1, f.mostPassedOver(), "k1-1 passed over k1-0 only");
@@ -108,12 +108,37 @@ class QueueCheckerTest {
         // the last task claimed first, ahead of SPREAD earlier ones that all still waited
         List<QueueChecker.FirstClaim> late = new java.util.ArrayList<>();
         for (int i = 0; i < QueueChecker.SPREAD; i++) {
-            late.add(new QueueChecker.FirstClaim("k0-" + i, i, 100 + i));
+            late.add(new QueueChecker.FirstClaim("k0-" + i, i, 100 + i, 1));
         }
-        late.add(new QueueChecker.FirstClaim("k1-0", QueueChecker.SPREAD, 50));
+        late.add(new QueueChecker.FirstClaim("k1-0", QueueChecker.SPREAD, 50, 1));
         QueueChecker.Fifo g = QueueChecker.fifo(late);
         assertEquals(1, g.beyondSpread());
         assertEquals(QueueChecker.SPREAD, g.mostPassedOver());
         assertEquals(0, g.strictInversions(), "across producers there is no strict order to keep");
+    }
+
+    @Test
+    void aTaskWhoseFirstClaimNobodyReportedIsNotCountedAsWaitingFromItsRedelivery() {
+        // SPREAD tasks claimed after a later one; booked as first attempts they make it pass over SPREAD waiting tasks
+        List<QueueChecker.FirstClaim> asFirst = new java.util.ArrayList<>();
+        List<QueueChecker.FirstClaim> asRedelivered = new java.util.ArrayList<>();
+        for (int i = 0; i < QueueChecker.SPREAD; i++) {
+            asFirst.add(new QueueChecker.FirstClaim("k0-" + i, i, 100 + i, 1));
+            // the same START lines, but each says it was the task's second delivery: its first claim went unreported
+            asRedelivered.add(new QueueChecker.FirstClaim("k0-" + i, i, 100 + i, 2));
+        }
+        QueueChecker.FirstClaim later = new QueueChecker.FirstClaim("k1-0", QueueChecker.SPREAD, 50, 1);
+        asFirst.add(later);
+        asRedelivered.add(later);
+
+        QueueChecker.Fifo booked = QueueChecker.fifo(asFirst);
+        assertEquals(1, booked.beyondSpread());
+        assertEquals(1, booked.examples().size(), "the pass is described for the note");
+        assertEquals(0, booked.unseenFirstClaims());
+
+        QueueChecker.Fifo known = QueueChecker.fifo(asRedelivered);
+        assertEquals(0, known.beyondSpread(), "a redelivery is never booked as a first attempt");
+        assertEquals(0, known.mostPassedOver());
+        assertEquals(QueueChecker.SPREAD, known.unseenFirstClaims());
     }
 }

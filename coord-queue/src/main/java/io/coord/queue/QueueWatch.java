@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  *       read now; it is read when its last claim node goes away, if it still exists then;
  *   <li>a task deleted: forgotten;
  *   <li>after (re)registering the watch: one listing of {@code claims/} and {@code tasks/}, and a
- *       read of every task, since events during the disconnection were missed.
+ *       read of every task, oldest first ({@link #oldestFirst}), since events during the
+ *       disconnection were missed.
  * </ul>
  * Watch events and the replies to the reads started here arrive in the order the server sent
  * them (all on ZooKeeper's event thread), so a reply never overtakes the deletion that follows it.
@@ -133,7 +134,7 @@ final class QueueWatch implements AutoCloseable {
             if (!ok(e, "list tasks")) {
                 return;
             }
-            List<String> names = e.getChildren().stream().filter(QueueLayout::isTaskName).toList();
+            List<String> names = oldestFirst(e.getChildren());
             index.tasksAre(new HashSet<>(names));
             if (names.isEmpty()) {
                 firstSync.countDown();
@@ -142,6 +143,20 @@ final class QueueWatch implements AutoCloseable {
             syncReads.set(names.size());
             names.forEach(n -> read(n, true));
         }).forPath(layout.tasks.value()));
+    }
+
+    /**
+     * The task names of a listing, oldest (lowest sequence) first: the order to read them in. The
+     * server lists children in its hash order, and the replies come back in the order the reads
+     * went out, while a consumer waiting in {@code claim()} takes the first ready task it learns
+     * of. Read in hash order, a consumer back from a disconnection took tasks enqueued meanwhile in
+     * that order (the chaos queue scenario saw a first claim pass over 10 older waiting tasks:
+     * sequences 120 and 123 first, the order a hash set of 110..123 lists them in); read oldest
+     * first, what it knows at any moment is the oldest part of what it missed.
+     */
+    static List<String> oldestFirst(List<String> listed) {
+        return listed.stream().filter(QueueLayout::isTaskName)
+                .sorted(java.util.Comparator.comparingLong(io.coord.internal.SequentialNodes::sequence)).toList();
     }
 
     private void read(String name, boolean partOfSync) {

@@ -19,9 +19,12 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  *
  * <p>On SUSPENDED the claim is UNCERTAIN: {@code checkValid()} throws, but {@code complete()}
  * still tries, since the server's check decides. On LOST, {@code complete()} and {@code fail()}
- * throw {@link ClaimLostException}. A {@link io.coord.ConnectionLostException} from them is
- * indeterminate; call the same method again: an earlier attempt that did commit is recognized
- * (the claim node, which only this consumer could have kept, is still there) and reported as done.
+ * throw {@link ClaimLostException}. Endings are sent once; one whose reply was lost looks at the
+ * claim node and the task and reports what it finds: done if it committed, {@link ClaimLostException}
+ * if it did not and the claim is gone, {@link io.coord.ConnectionLostException} if the claim is
+ * still held or no look was possible (call the same method again: an earlier attempt that did
+ * commit is recognized), and {@link OutcomeUnknownException} if the claim's session ended and
+ * nothing tells whether it committed.
  * Interrupts: these calls are not blocking waits; an interrupt during one surfaces as a
  * {@link io.coord.CoordException} with the interrupt flag kept.
  */

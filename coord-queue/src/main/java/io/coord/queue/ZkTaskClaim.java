@@ -1,5 +1,6 @@
 package io.coord.queue;
 
+import io.coord.ConnectionLostException;
 import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.LeaseListener;
@@ -15,8 +16,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,11 +30,14 @@ import org.slf4j.LoggerFactory;
  * committed → RELEASED with no further request, so its own watch seeing the node vanish is no
  * spurious LOST. {@link #release()} alone deletes the node through the lease's close.
  *
- * <p>A retry of an ending transaction whose reply was lost fails at its first operation (its
- * earlier try deleted the claim node). Claim nodes are deleted only by their own claim, and an
- * ephemeral node cannot vanish while its session lives, so a claim node gone while the client is
- * still on the claim's session means the earlier try committed; on any other session the claim
- * is lost.
+ * <p>Endings are sent once, outside Curator's retry loop ({@link Txn#commitOnce}): after a lost
+ * reply Curator would send the transaction again, and on a new session that retry fails at the
+ * claim (gone with the old session) although the first send may have committed, which would
+ * report a committed ending as refused. Instead, an ending that got no answer is settled by one
+ * look at the claim node, the session, the task and its dead letter ({@link EndingOutcome}):
+ * committed is reported as success, not committed as {@link ClaimLostException} (claim gone) or
+ * {@link io.coord.ConnectionLostException} (claim still held: call again), and where nothing
+ * tells, {@link OutcomeUnknownException}.
  */
 final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
     private static final Logger LOG = LoggerFactory.getLogger(ZkTaskClaim.class);
@@ -46,6 +50,10 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
     private final long claimedNanos = System.nanoTime();
     private final Object ending = new Object();
     private volatile boolean finished;
+    /** A send of an ending of this claim got no answer: it may have committed. Guarded by {@code ending}. */
+    private boolean unanswered;
+    /** Why the outcome of an ending is unknown for good; every later ending reports it again. Guarded by {@code ending}. */
+    private String unknownOutcome;
     private volatile T payload;
     /** Set by a worker: a completion may take the worker's next task in the same transaction and hand it here. */
     private volatile Consumer<ZkTaskClaim<T>> nextTask;
@@ -140,7 +148,7 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
             Consumer<ZkTaskClaim<T>> sink = nextTask;
             Claimer.Prepared next = sink == null || !nextWanted.getAsBoolean() ? null : queue.claimer().prepareNext();
             if (next == null) {
-                end("complete", release, all, 2);
+                end(EndingOutcome.Ending.COMPLETE, release, all, 2);
             } else {
                 endAndClaim(release, all, next, sink);
             }
@@ -165,7 +173,7 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
                         .forPath(taskPath().value())));
                 all.add(Txn.op(zk, deadPath, () -> zk.curator().transactionOp().create().forPath(deadPath.value(), data)));
                 all.add(Txn.op(zk, keyPath(), () -> zk.curator().transactionOp().delete().forPath(keyPath().value())));
-                end("dead-letter", release, all, 3);
+                end(EndingOutcome.Ending.DEAD_LETTER, release, all, 3);
                 queue.metrics.failed();
                 queue.index().finishedHere(id.name());
                 queue.metrics.deadLettered();
@@ -180,7 +188,7 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
             List<CuratorOp> all = List.of(release.deleteOp(),
                     Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().setData().withVersion(version)
                             .forPath(taskPath().value(), data)));
-            end("fail", release, all, -1);
+            end(EndingOutcome.Ending.FAIL, release, all, -1);
             queue.metrics.failed();
             queue.index().unhold(id.name());
             return Task.State.PENDING;
@@ -213,41 +221,53 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
     }
 
     private void requireOpen(String what) {
+        if (unknownOutcome != null && !"release".equals(what)) {
+            throw new OutcomeUnknownException(unknownOutcome, null);
+        }
         if (finished) {
             throw new IllegalStateException("cannot " + what + " task " + id + ": its claim " + lease.node() + " has already ended");
         }
     }
 
     /**
-     * Commits an ending transaction. Op 0 deletes the claim node (and fences); op 1 works on the
-     * task at our version; op {@code keyIndex} deletes the task's key (-1: none). On success the
-     * claim ends and its lease is RELEASED by this transaction.
+     * Commits an ending transaction, sent once. Op 0 deletes the claim node (and fences); op 1
+     * works on the task at our version; op {@code keyIndex} deletes the task's key (-1: none). On
+     * success the claim ends and its lease is RELEASED by this transaction. No answer (now, or for
+     * an earlier call of this claim's endings): {@link #settle}.
      */
-    private void end(String what, NodeLease.OwnRelease release, List<CuratorOp> ops, int keyIndex) {
+    private void end(EndingOutcome.Ending what, NodeLease.OwnRelease release, List<CuratorOp> ops, int keyIndex) {
         try {
-            Txn.commit(zk, taskPath(), ops);
+            Txn.commitOnce(zk, taskPath(), ops);
         } catch (KeeperException e) {
             int failed = Txn.failedIndex(e);
+            if (neverSent(e)) {
+                release.notCommitted();
+                throw lost(what.label, e, "nothing was changed: this " + what.label + " was never sent, its claim's session had ended");
+            }
+            if (unanswered(e, failed)) {
+                unanswered = true;
+                settle(what, release, findOut(what), e);
+                return;
+            }
             if (failed == 0) {
-                if (!earlierTryCommitted(what)) {
-                    release.notCommitted();
-                    throw lost(what, e);
-                }
-            } else if (failed == keyIndex && e.code() == KeeperException.Code.NONODE) {
+                release.notCommitted();
+                throw lost(what.label, e, "nothing was changed");
+            }
+            if (failed == keyIndex && e.code() == KeeperException.Code.NONODE) {
                 LOG.warn("key node {} of task {} was missing; ending the task without it", keyPath(), id);
                 List<CuratorOp> without = new ArrayList<>(ops);
                 without.remove(keyIndex);
                 end(what, release, without, -1);
                 return;
-            } else {
-                release.notCommitted();
-                throw zk.translate(e, taskPath()); // e.g. one of the caller's own ops failed: nothing applied, claim kept
             }
+            release.notCommitted();
+            throw zk.translate(e, taskPath()); // e.g. one of the caller's own ops failed: nothing applied, claim kept
         } catch (InterruptedException e) {
+            unanswered = true;
             release.notCommitted();
             Thread.currentThread().interrupt();
-            throw new CoordException("interrupted during " + what + " of task " + id + "; it may or may not have been"
-                    + " applied: call " + what + " again to find out", e);
+            throw new CoordException("interrupted during " + what.label + " of task " + id + "; it may or may not have been"
+                    + " applied: call " + what.label + " again to find out", e);
         } catch (RuntimeException e) {
             release.notCommitted();
             throw e;
@@ -257,115 +277,196 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
     }
 
     /**
-     * The ending failed at its first op: our claim node is gone. If the client is still on the
-     * claim's session, nothing but this claim deletes its node (see the class comment): an earlier
-     * try of this transaction committed before its reply was lost.
+     * Whether the outcome of this send, or of an earlier one, is open: an indeterminate code, an
+     * error for the whole request (no per-op results, e.g. SESSIONMOVED: Curator used to retry
+     * those), or the claim gone while an earlier send got no answer. {@link #findOut} decides.
      */
-    private boolean earlierTryCommitted(String what) {
-        long current;
-        try {
-            current = zk.curator().getZookeeperClient().getZooKeeper().getSessionId();
-        } catch (Exception e) {
-            return false;
-        }
-        if (current != lease.session().id() || lease.session().state().isTerminal()) {
-            return false;
-        }
-        // Someone else (an operator) may have deleted the claim node instead: then the task is still
-        // at our version, which our ending, had it committed, would have deleted or moved on.
-        // Cannot tell: report the loss, which changes nothing that committed.
-        if (taskNow() != TaskNow.MOVED_ON) {
-            return false;
-        }
-        LOG.debug("{} of task {} was already applied by an earlier try", what, id);
-        return true;
+    private boolean unanswered(KeeperException e, int failed) {
+        return Txn.indeterminate(e) || failed < 0 || (failed == 0 && unanswered);
     }
 
-    /** Where the task stands against the version this claim holds it at. */
-    private enum TaskNow { AT_OUR_VERSION, MOVED_ON, UNKNOWN }
+    /**
+     * Whether the send failed without leaving the client: ZooKeeper's client answers SESSIONEXPIRED
+     * only to requests it queued while disconnected, once the reconnect learns the session ended
+     * (it sends nothing on a new connection before the session handshake; a request it had sent
+     * gets CONNECTIONLOSS when that connection drops). A paused consumer whose session ended
+     * meanwhile gets it. Unless an earlier send of this claim's endings got no answer, nothing of
+     * ours committed.
+     */
+    private boolean neverSent(KeeperException e) {
+        return e.code() == KeeperException.Code.SESSIONEXPIRED && !unanswered;
+    }
 
-    /** One read of the task: still at our version (no ending of ours committed), moved on (gone or changed), or unknown. */
-    private TaskNow taskNow() {
-        try {
-            Stat task = zk.curator().checkExists().forPath(taskPath().value());
-            return task != null && task.getVersion() == version ? TaskNow.AT_OUR_VERSION : TaskNow.MOVED_ON;
-        } catch (Exception e) {
-            LOG.debug("could not read task {} after a refused ending", taskPath(), e);
-            return TaskNow.UNKNOWN;
+    /**
+     * Reports an ending that got no answer as what {@link #findOut} says it is: returns if it
+     * committed, throws otherwise (see the class comment).
+     */
+    private void settle(EndingOutcome.Ending what, NodeLease.OwnRelease release, EndingOutcome.Verdict verdict, KeeperException cause) {
+        String sent = what.label + " of task " + id + " got no answer (" + cause.code() + ")";
+        switch (verdict) {
+            case COMMITTED -> {
+                LOG.debug("{}, and it had committed", sent);
+                finished = true;
+                release.committed();
+            }
+            case NOT_COMMITTED_LOST -> {
+                release.notCommitted();
+                throw lost(what.label, cause, "nothing was changed: task " + taskPath() + " shows that the " + what.label
+                        + " whose answer was lost did not commit");
+            }
+            case NOT_COMMITTED_HELD -> {
+                release.notCommitted();
+                throw new ConnectionLostException(sent + " and did not commit: its claim " + lease.node()
+                        + " is still held; call " + what.label + " again", cause);
+            }
+            case UNKNOWN_FOR_NOW -> {
+                release.notCommitted();
+                throw new ConnectionLostException(sent + " and may or may not have committed; where the task stands could not"
+                        + " be read: call " + what.label + " again to find out", cause);
+            }
+            case UNKNOWN -> {
+                release.notCommitted();
+                unknownOutcome = sent + " and its claim's session " + Long.toHexString(lease.session().id()) + " has ended:"
+                        + " whether it committed before that is unknown (task " + taskPath() + " is gone or changed, and"
+                        + " another consumer may have taken it over since); at most one ending of the task committed";
+                OutcomeUnknownException unknown = new OutcomeUnknownException(unknownOutcome, cause);
+                endLost(unknown);
+                throw unknown;
+            }
         }
     }
 
     /**
-     * What a refused ending can say about the task. The refusal itself changed nothing; but after a
-     * lost reply and a new session, an earlier try may have committed before the session ended
-     * (and its claim node with it). The task still at our version proves it did not.
+     * One look at where an ending that got no answer stands: our claim node, whether the client is
+     * still on the claim's session after reading it, the task and (on a new session) its dead
+     * letter. Waits for a connection first (at most the connection timeout).
      */
-    private String whatChanged() {
-        return switch (taskNow()) {
-            case AT_OUR_VERSION -> "nothing was changed";
-            case MOVED_ON -> "this call changed nothing, but task " + taskPath() + " is gone or has changed since the"
-                    + " claim: an earlier try whose reply was lost may have committed, or another consumer took the task over";
-            case UNKNOWN -> "this call changed nothing; whether an earlier try whose reply was lost committed is unknown"
-                    + " (task " + taskPath() + " could not be read)";
-        };
+    private EndingOutcome.Verdict findOut(EndingOutcome.Ending what) {
+        EndingOutcome.Look look;
+        try {
+            zk.curator().getZookeeperClient().blockUntilConnectedOrTimedOut();
+            boolean claimNode = zk.curator().checkExists().forPath(lease.node().value()) != null;
+            boolean sameSession = sessionIdNow() == lease.session().id() && !lease.session().state().isTerminal();
+            EndingOutcome.TaskNow task = EndingOutcome.TaskNow.GONE;
+            int deadDeliveries = -1;
+            if (!claimNode) {
+                task = readTask();
+                if (!sameSession) {
+                    deadDeliveries = deadLetterDeliveries();
+                }
+            }
+            look = new EndingOutcome.Look(claimNode, sameSession, task, deadDeliveries);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            look = null;
+        } catch (Exception e) {
+            LOG.debug("could not find out where task {} stands after its {} got no answer", taskPath(), what.label, e);
+            look = null;
+        }
+        EndingOutcome.Verdict verdict = EndingOutcome.decide(what, version, record.deliveries(), look);
+        LOG.debug("{} of task {} got no answer; {} -> {}", what.label, id, look, verdict);
+        return verdict;
+    }
+
+    private EndingOutcome.TaskNow readTask() throws Exception {
+        Stat stat = new Stat();
+        try {
+            byte[] data = zk.curator().getData().storingStatIn(stat).forPath(taskPath().value());
+            return new EndingOutcome.TaskNow(true, stat.getVersion(), queue.codec.decode(taskPath(), data).claim() != null);
+        } catch (KeeperException.NoNodeException e) {
+            return EndingOutcome.TaskNow.GONE;
+        }
+    }
+
+    private int deadLetterDeliveries() throws Exception {
+        CoordPath deadPath = queue.layout.deadLetter(id.name());
+        try {
+            return queue.codec.decode(deadPath, zk.curator().getData().forPath(deadPath.value())).deliveries();
+        } catch (KeeperException.NoNodeException e) {
+            return -1;
+        }
+    }
+
+    private long sessionIdNow() {
+        try {
+            return zk.curator().getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return -1;
+        }
     }
 
     /**
-     * Completes (ops {@code all}) and claims the prepared next task in one transaction. If the next
-     * task was taken meanwhile, nothing committed and the completion goes alone. Every other
-     * outcome is the plain completion's (see {@link #end}); after a lost reply the next claim is
-     * adopted only if it did commit.
+     * Completes (ops {@code all}) and claims the prepared next task in one transaction, sent once.
+     * If the next task was taken meanwhile, nothing committed and the completion goes alone. Every
+     * other outcome is the plain completion's (see {@link #end}); after a lost answer the next
+     * claim is adopted only if it did commit.
      */
     private void endAndClaim(NodeLease.OwnRelease release, List<CuratorOp> all, Claimer.Prepared next, Consumer<ZkTaskClaim<T>> sink) {
         List<CuratorOp> both = new ArrayList<>(all);
         both.addAll(next.ops());
         try {
-            List<CuratorTransactionResult> results = Txn.commit(zk, taskPath(), both);
+            List<OpResult> results = Txn.commitOnce(zk, taskPath(), both);
             finished = true;
             release.committed();
-            Stat claimed = results.get(all.size() + 1).getResultStat();
+            Stat claimed = ((OpResult.SetDataResult) results.get(all.size() + 1)).getStat();
             queue.claimer().adopt(next, claimed.getMzxid(), claimed.getVersion()).ifPresent(sink);
             return;
         } catch (KeeperException e) {
             int failed = Txn.failedIndex(e);
-            if (failed >= all.size()) {
-                queue.claimer().abandon(next, true); // the next task changed: nothing committed
-            } else if (failed == 0 && earlierTryCommitted("complete")) {
-                // An earlier try of this same transaction committed: the completion and the next claim.
-                finished = true;
-                release.committed();
+            if (neverSent(e)) {
+                queue.claimer().abandon(next, false);
+                release.notCommitted();
+                throw lost("complete", e, "nothing was changed: this complete was never sent, its claim's session had ended");
+            }
+            if (unanswered(e, failed)) {
+                unanswered = true;
+                EndingOutcome.Verdict verdict = findOut(EndingOutcome.Ending.COMPLETE);
+                if (verdict != EndingOutcome.Verdict.COMMITTED) {
+                    queue.claimer().discard(next); // the next claim went with the completion, or may have
+                }
+                settle(EndingOutcome.Ending.COMPLETE, release, verdict, e);
+                // It committed, and the next claim with it: adopted if its session is still ours.
                 queue.claimer().adoptIfCommitted(next).ifPresent(sink);
                 return;
+            }
+            if (failed >= all.size()) {
+                queue.claimer().abandon(next, true); // the next task changed: nothing committed
             } else {
                 queue.claimer().abandon(next, false);
                 if (failed == 0) {
                     release.notCommitted();
-                    throw lost("complete", e);
+                    throw lost("complete", e, "nothing was changed");
                 }
                 // Another op failed (a missing key, the caller's own ops): the plain completion below decides.
             }
         } catch (InterruptedException e) {
+            unanswered = true;
             queue.claimer().discard(next);
             release.notCommitted();
             Thread.currentThread().interrupt();
             throw new CoordException("interrupted during complete of task " + id + "; it may or may not have been"
                     + " applied: call complete again to find out", e);
         } catch (RuntimeException e) {
-            queue.claimer().discard(next); // indeterminate: the next task goes back if it was taken
+            queue.claimer().discard(next); // the next task goes back if it was taken
             release.notCommitted();
             throw e;
         }
-        end("complete", release, all, 2);
+        end(EndingOutcome.Ending.COMPLETE, release, all, 2);
     }
 
-    private ClaimLostException lost(String what, KeeperException cause) {
-        finished = true;
+    private ClaimLostException lost(String what, KeeperException cause, String changed) {
         ClaimLostException lost = new ClaimLostException(what + " of task " + id + " refused: its claim " + lease.node()
-                + " (token " + lease.token() + ") no longer exists, so another consumer may hold the task; " + whatChanged(), cause);
-        lease.endLost(lost); // the claim, its ended() and its listeners all say LOST
+                + " (token " + lease.token() + ") no longer exists, so another consumer may hold the task; " + changed, cause);
+        endLost(lost);
+        return lost;
+    }
+
+    /** The claim, its ended() and its listeners all say LOST; the task is free for this process's other consumers. */
+    private void endLost(CoordException cause) {
+        finished = true;
+        lease.endLost(cause);
         queue.index().unhold(id.name());
         queue.metrics.claimLost();
-        return lost;
     }
 
     @Override

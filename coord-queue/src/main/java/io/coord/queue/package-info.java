@@ -84,9 +84,17 @@
  *   <li><b>LOST</b> (session expired): open claims are LOST; their tasks go back to PENDING for
  *       other consumers; {@code complete}/{@code fail} throw {@code ClaimLostException}. The
  *       watch is re-registered on the new session.
- *   <li><b>ConnectionLoss</b> on an ending or an enqueue is indeterminate: call it again. An
- *       ending recognizes its own earlier commit (our claim node still exists, so no other
- *       consumer can have changed the task); a keyed or batched enqueue recognizes its own key.
+ *   <li><b>ConnectionLoss</b> on an enqueue is indeterminate: call it again; a keyed or batched
+ *       enqueue recognizes its own key.
+ *   <li><b>A lost reply to an ending</b>: endings are sent once, outside Curator's retry (which,
+ *       on a new session, would fail at the claim and report a committed ending as refused). The
+ *       ending then looks at its claim node, the session, the task and its dead letter: committed
+ *       returns as success; not committed throws {@link io.coord.queue.ClaimLostException} (claim
+ *       gone) or {@code ConnectionLostException} (claim still held, or no look possible: call it
+ *       again, and an earlier commit is recognized). Where the claim's session has ended and
+ *       nothing tells (a completed task is gone whoever completed it), it throws
+ *       {@link io.coord.queue.OutcomeUnknownException}: not retryable, and at most one ending of
+ *       the task committed.
  *   <li><b>Interrupt</b>: {@code claim()} throws {@code InterruptedException} and leaves no claim
  *       behind; endings and enqueues are not waits: an interrupt surfaces as a
  *       {@code CoordException} with the flag kept.
