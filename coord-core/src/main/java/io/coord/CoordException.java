@@ -18,7 +18,7 @@ package io.coord;
  * {@code io.coord.naming.NameTakenException} and {@code InvalidInstanceException},
  * {@code io.coord.config.ConfigValidationException}, and in {@code io.coord.queue}
  * {@code ClaimLostException} (a {@link LockLostException}), {@code QueueFullException} (a
- * {@link TooManyChildrenException}) and {@code TaskRejectedException}.
+ * {@link TooManyChildrenException}), {@code TaskRejectedException} and {@code OutcomeUnknownException}.
  */
 public class CoordException extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -101,5 +101,13 @@
  *   <li>Times ({@code notBefore}, backoff, ages) use the wall clock of the process that wrote
  *       them ({@code QueueOptions.clock}); keep producers' and consumers' clocks in sync.
  * </ul>
+ *
+ * <p>Why the queue has exception types of its own, not core's: each names the queue's own values
+ * and asks for its own action. {@link io.coord.queue.ClaimLostException} is a
+ * {@link io.coord.LockLostException} that names the task (stop working on it);
+ * {@link io.coord.queue.QueueFullException} is a {@link io.coord.TooManyChildrenException} with
+ * the queue's cap (back off); {@link io.coord.queue.TaskRejectedException} names what is wrong with
+ * a task at enqueue (fix it); {@link io.coord.queue.OutcomeUnknownException} says an ending's
+ * outcome cannot be known any more (reconcile downstream). All are {@link io.coord.CoordException}s.
  */
 package io.coord.queue;
