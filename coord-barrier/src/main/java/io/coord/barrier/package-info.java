@@ -63,9 +63,10 @@
  *       generation at once, in enter or, if it went READY, in leave. It never takes a second seat
  *       beside it and is never refused as one more than the parties; the others get
  *       {@link io.coord.BarrierBrokenException} naming it, and after a reset the next generation
- *       goes on. (Its seats carry a prefix of its own, so a member knows them.) A member that cannot reach ZooKeeper at all gives up one session timeout
- *       after its own timeout with {@link io.coord.ConnectionLostException} (its outcome is unknown
- *       to it; the others are never left hanging by it, since its seat expires).
+ *       goes on. (Its seats carry a prefix of its own, so a member knows them.) A member that
+ *       cannot reach ZooKeeper at all gives up one session timeout after its own timeout with
+ *       {@link io.coord.ConnectionLostException} (its outcome is unknown to it; the others are
+ *       never left hanging by it, since its seat expires).
  *   <li><b>Interrupt</b>: the interrupted waiter breaks the generation and throws
  *       {@link InterruptedException}, unless the phase was already decided for everyone: then it
  *       returns normally with its interrupt flag set. A second interrupt gives up at once.
