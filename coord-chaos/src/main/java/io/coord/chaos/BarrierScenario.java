@@ -40,7 +40,9 @@ import org.apache.zookeeper.KeeperException;
  * loop's own. {@link BarrierChecker} checks that nobody got through early, that rounds stay
  * isolated, that every waiter of a broken generation got {@code BarrierBrokenException} within the
  * session timeout plus {@link #MARGIN} after the fault and within its timeout plus 1 s after it was
- * asked, and that every other round passed; after a broken round the barrier is reset.
+ * asked, and that every other round passed; whoever passed enter is asked to leave (also when
+ * another member was refused: a generation that counted the seat of a member's lost session),
+ * and after a broken round the barrier is reset.
  *
  * <p>The <b>control</b> ({@code barrier-control}) runs the same kinds of faults, fewer of them,
  * against Curator's {@code DistributedDoubleBarrier}; it must show at least one violation (a
