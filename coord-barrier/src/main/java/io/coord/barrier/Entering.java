@@ -12,9 +12,9 @@ import io.coord.barrier.BarrierStatus.Phase;
 import io.coord.barrier.BarrierStore.Root;
 import io.coord.barrier.BarrierStore.View;
 import io.coord.barrier.Generation.Members;
+import io.coord.barrier.Generation.Seat;
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
@@ -124,7 +124,13 @@ final class Entering extends Waiting {
                 }
                 Members before = store.seats().members(seats, g);
                 remember(before); // names, for a break message should one of them vanish
-                String unique = UUID.randomUUID().toString().replace("-", "");
+                Seat own = barrier.lostSeat(before.present().values());
+                if (own != null) {
+                    barrier.breakForLostSeat(root.record(), root.version(), own);
+                    guess = -1; // the record moved first: read again
+                    continue;
+                }
+                String unique = barrier.newUnique();
                 String name = Generation.seatName(barrier.memberId(), unique);
                 long session = store.zk().liveSession().id();
                 pending = g; // from here until an answer, the seat may exist: find it by its unique name

@@ -35,7 +35,10 @@ record Generation(CoordPath root, long number) {
     static final String BROKEN = "broken";
     static final String SEAT_PREFIX = "m-";
     static final String LEFT_PREFIX = "left-";
-    /** The unique part of a seat's name: 32 hex digits (a random UUID without dashes). */
+    /**
+     * The unique part of a seat's name: 32 hex digits, the making member object's own 16 (see
+     * {@link ZkDoubleBarrier#newUnique()}) and 16 random ones per attempt.
+     */
     static final int UNIQUE_LENGTH = 32;
 
     Generation {
@@ -107,6 +110,12 @@ record Generation(CoordPath root, long number) {
         /** How messages name a member: its id and its arrival order. */
         String label() {
             return memberId + " (#" + seq + ")";
+        }
+
+        /** The unique part of the seat's name (the member object that made it starts it with its own prefix). */
+        String unique() {
+            int end = node.length() - 11;
+            return node.substring(end - UNIQUE_LENGTH, end);
         }
     }
 

@@ -6,6 +6,8 @@ import io.coord.CoordMetrics;
 import io.coord.CoordPath;
 import io.coord.barrier.BarrierStatus.Phase;
 import io.coord.barrier.BarrierStore.Root;
+import io.coord.barrier.Generation.Members;
+import io.coord.barrier.Generation.Seat;
 import io.coord.internal.NodeLease;
 import io.coord.internal.Zk;
 import java.time.Duration;
@@ -13,8 +15,10 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
@@ -36,6 +40,11 @@ final class ZkDoubleBarrier implements DoubleBarrier {
     private final BarrierOptions options;
     private final BarrierStore store;
     private final AtomicReference<BarrierSeat> current = new AtomicReference<>();
+    /**
+     * Starts the unique part of every seat this member makes: a seat carrying it that this member
+     * does not hold was made on a session of this member's that has ended (see {@link #lostSeat}).
+     */
+    private final String incarnation = UUID.randomUUID().toString().replace("-", "").substring(0, Generation.UNIQUE_LENGTH / 2);
     private volatile long nextGuess = -1;
 
     ZkDoubleBarrier(Zk zk, String name, int parties, BarrierOptions options) {
@@ -158,11 +167,67 @@ final class ZkDoubleBarrier implements DoubleBarrier {
             throw broken(record, root.mtime(), lateArrival());
         }
         if (record.phase() == Phase.READY) {
+            Seat own = lostSeat(admittedNotLeft(record.generation()));
+            if (own != null) {
+                return breakForLostSeat(record, root.version(), own);
+            }
             throw new BarrierBrokenException("barrier " + name + " generation " + record.generation() + " already has all its "
                     + record.parties() + " parties (entered since " + time(root.mtime()) + " UTC); member " + memberId()
                     + " would be one more than the parties and is refused");
         }
         return record.generation();
+    }
+
+    /** The seats generation {@code generation} admitted that have not left. */
+    private List<Seat> admittedNotLeft(long generation) throws InterruptedException {
+        Generation g = new Generation(store.root(), generation);
+        Members members = store.readMembers(zk.curator(), g, null);
+        List<Seat> out = new ArrayList<>();
+        for (String node : store.readAdmitted(generation)) {
+            Generation.parseSeat(node).filter(s -> !members.left().contains(s.seq())).ifPresent(out::add);
+        }
+        return out;
+    }
+
+    /** The unique part of a new seat's name: this member's prefix, then 16 random hex digits. */
+    String newUnique() {
+        return incarnation + UUID.randomUUID().toString().replace("-", "").substring(0, Generation.UNIQUE_LENGTH / 2);
+    }
+
+    /**
+     * Among {@code seats} of a generation this member is only now joining, one it made itself, or
+     * null. Such a seat was taken on a session that has ended (Curator gave it up, by its own
+     * timer or on an expiry, while the create's answer was lost or before the wait was over) or
+     * is being deleted: the server keeps an ended session's seat until it expires that session,
+     * up to a session timeout later. It counts as this member in the generation, yet can never
+     * leave it.
+     */
+    Seat lostSeat(Collection<Seat> seats) {
+        for (Seat s : seats) {
+            if (s.unique().startsWith(incarnation)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Breaks generation {@code record} (at root version {@code version}) for this member's
+     * {@link #lostSeat}: waiting for the server to drop that seat would only break it later (a
+     * seat that vanishes breaks its generation), after the others had counted this member twice
+     * in enter or waited for it in leave. Throws the break; returns -1 if the record moved first
+     * (read again).
+     */
+    long breakForLostSeat(GenerationRecord record, int version, Seat seat) throws InterruptedException {
+        String why = "member " + memberId() + " is back on a new session, but seat #" + seat.seq() + " in this generation"
+                + " was taken on its session that ended (the server keeps that seat until it expires the session): the"
+                + " generation cannot " + (record.phase() == Phase.OPEN ? "pass" : "finish") + " with it";
+        GenerationRecord broken = record.broken(why, List.of(seat.label()), memberId());
+        if (!store.tryBreak(broken, version)) {
+            return -1;
+        }
+        recordedBreak(broken);
+        throw broken(broken, 0, null);
     }
 
     String lateArrival() {

@@ -35,7 +35,7 @@
  * /barriers/{name}                                   persistent; data: the current generation's record (JSON)
  * /barriers/{name}/{generation}                      persistent, 10 digits
  * /barriers/{name}/{generation}/members                        persistent; data version = arrivals so far
- * /barriers/{name}/{generation}/members/m-{memberId}-{unique}-{seq}     ephemeral-sequential: one seat
+ * /barriers/{name}/{generation}/members/m-{memberId}-{unique}-{seq}     ephemeral-sequential: one seat (unique: the member's prefix + random)
  * /barriers/{name}/{generation}/members/left-{seq}   persistent: seat {seq} left
  * /barriers/{name}/{generation}/ready                persistent: all entered (data: the admitted seats)
  * /barriers/{name}/{generation}/done                 persistent: all left
@@ -56,9 +56,17 @@
  *   <li><b>LOST</b> (session expired): the member's seat vanishes; while the phase is undecided
  *       that breaks the generation, and the other waiters learn it within about the session timeout
  *       (each seat is watched by one live waiter: no herd). If the phase was already decided, the
- *       decision stands. A member that cannot reach ZooKeeper at all gives up one session timeout
- *       after its own timeout with {@link io.coord.ConnectionLostException} (its outcome is unknown
- *       to it; the others are never left hanging by it, since its seat expires).
+ *       decision stands. The client may give its session up (Curator's LOST, by its own timer)
+ *       up to a session timeout before the server expires it, and the seat lives until then: a
+ *       member that comes back on a new session and finds the seat it took on the old one still
+ *       counted (its create's answer was lost, or the count completed with it) breaks that
+ *       generation at once, in enter or, if it went READY, in leave. It never takes a second seat
+ *       beside it and is never refused as one more than the parties; the others get
+ *       {@link io.coord.BarrierBrokenException} naming it, and after a reset the next generation
+ *       goes on. (Its seats carry a prefix of its own, so a member knows them.) A member that
+ *       cannot reach ZooKeeper at all gives up one session timeout after its own timeout with
+ *       {@link io.coord.ConnectionLostException} (its outcome is unknown to it; the others are
+ *       never left hanging by it, since its seat expires).
  *   <li><b>Interrupt</b>: the interrupted waiter breaks the generation and throws
  *       {@link InterruptedException}, unless the phase was already decided for everyone: then it
  *       returns normally with its interrupt flag set. A second interrupt gives up at once.

@@ -26,7 +26,10 @@ import java.util.Objects;
  *   <li><b>No break without a member fault</b>: in every other round (ensemble leader kills,
  *       spurious wake-ups and connection flaps included) every member passes, unless a member's session ended on its own during the
  *       round (on a starved machine a 2 s session can expire): then the break is correct, if
- *       every member of the phase got it. In no phase may some pass and others break.
+ *       every member of the phase got it. In no phase may some pass and others break, but for
+ *       one case: an enter that counted the seat a member took on the session it then lost
+ *       refuses that member only (it breaks the generation), and every other member must then
+ *       get BROKEN in leave.
  * </ul>
  */
 final class BarrierChecker {
@@ -206,11 +209,22 @@ final class BarrierChecker {
                 }
                 continue;
             }
-            Phase enter = phase(at, "enter", r.enters(), !r.sessionLosses().isEmpty(), p);
+            Phase enter = phase(at, "enter", r.enters(), r.sessionLosses(), p);
             earlyEnters += enter.early();
             unexpected += enter.unexpected();
             hung += enter.hung();
             bySessionLoss += enter.explained();
+            if (enter.countedLostSeat()) {
+                // The generation let its parties in counting the seat a member took on the session
+                // it lost; that member, back on a new session, broke it: every other member must
+                // learn it in leave, and nobody may pass.
+                Phase leave = brokenLeave(at, r, p);
+                earlyLeaves += leave.early();
+                unexpected += leave.unexpected();
+                hung += leave.hung();
+                bySessionLoss += leave.explained();
+                continue;
+            }
             if (!enter.allPassed()) {
                 continue;
             }
@@ -259,7 +273,7 @@ final class BarrierChecker {
                 }
                 continue;
             }
-            Phase leave = phase(at, "leave", r.leaves(), !r.sessionLosses().isEmpty(), p);
+            Phase leave = phase(at, "leave", r.leaves(), r.sessionLosses(), p);
             earlyLeaves += leave.early();
             unexpected += leave.unexpected();
             hung += leave.hung();
@@ -276,17 +290,57 @@ final class BarrierChecker {
         return r.replyNanos() - r.invokeNanos() > boundNanos;
     }
 
-    /** What one phase every member had to pass came to. */
-    private record Phase(long early, long unexpected, long hung, long explained, boolean allPassed) {
+    /**
+     * What one phase every member had to pass came to; {@code countedLostSeat}: an enter that let
+     * some in and refused only members whose session ended on their own (their old seats were counted).
+     */
+    private record Phase(long early, long unexpected, long hung, long explained, boolean allPassed, boolean countedLostSeat) {
+    }
+
+    /**
+     * The leave of a round whose enter {@linkplain Phase#countedLostSeat counted a lost seat}:
+     * every member that passed enter was asked to leave and got BROKEN.
+     */
+    private static Phase brokenLeave(String at, Round r, List<String> p) {
+        long early = 0;
+        long unexpected = 0;
+        long hung = 0;
+        long explained = 0;
+        long passers = r.enters().stream().filter(e -> e.kind() == Kind.PASSED).count();
+        if (r.leaves().size() != passers) {
+            unexpected++;
+            p.add(at + ": " + passers + " members passed enter, " + r.leaves().size() + " were asked to leave");
+        }
+        for (Reply l : r.leaves()) {
+            switch (l.kind()) {
+                case BROKEN -> explained++;
+                case PASSED -> {
+                    early++;
+                    p.add(at + ": " + l.member() + " passed leave of a generation that counted a lost seat: " + l.text());
+                }
+                case NONE -> {
+                    hung++;
+                    p.add(at + ": leaver " + l.member() + " never learnt that the generation broke");
+                }
+                default -> {
+                    unexpected++;
+                    p.add(at + ": leaver " + l.member() + " failed otherwise than BROKEN: " + l.text());
+                }
+            }
+        }
+        return new Phase(early, unexpected, hung, explained, false, false);
     }
 
     /**
      * A phase every member must pass: checks the order (controller times and marker zxids) and
-     * that everyone passed; problems are added to {@code p}. If {@code sessionLost}, a phase in
-     * which every member got BROKEN is explained (a member's seat went with its session), not
-     * unexpected.
+     * that everyone passed; problems are added to {@code p}. If a member's session ended on its own
+     * ({@code lost}), a phase in which every member got BROKEN is explained (a member's seat went
+     * with its session), not unexpected; so is, in enter only, a BROKEN answer of a member in
+     * {@code lost} while the others passed: the generation counted its seat from the old session
+     * (the round's leave then decides, see {@link #brokenLeave}).
      */
-    private static Phase phase(String at, String phase, List<Reply> replies, boolean sessionLost, List<String> p) {
+    private static Phase phase(String at, String phase, List<Reply> replies, List<String> lost, List<String> p) {
+        boolean sessionLost = !lost.isEmpty();
         long early = 0;
         long unexpected = 0;
         long hung = 0;
@@ -299,10 +353,18 @@ final class BarrierChecker {
             }
         }
         if (sessionLost && !replies.isEmpty() && replies.stream().allMatch(r -> r.kind() == Kind.BROKEN)) {
-            return new Phase(0, 0, 0, replies.size(), false);
+            return new Phase(0, 0, 0, replies.size(), false, false);
         }
         boolean somePassed = replies.stream().anyMatch(r -> r.kind() == Kind.PASSED);
+        boolean countedLostSeat = phase.equals("enter") && somePassed && replies.stream().anyMatch(r -> r.kind() != Kind.PASSED)
+                && replies.stream()
+                .allMatch(r -> r.kind() == Kind.PASSED || r.kind() == Kind.BROKEN && lost.contains(r.member()));
+        long explained = 0;
         for (Reply r : replies) {
+            if (countedLostSeat && r.kind() == Kind.BROKEN) {
+                explained++;
+                continue;
+            }
             if (r.kind() != Kind.PASSED) {
                 if (r.kind() == Kind.NONE) {
                     hung++;
@@ -328,6 +390,7 @@ final class BarrierChecker {
                 early++;
             }
         }
-        return new Phase(early, unexpected, hung, 0, !replies.isEmpty() && unexpected == 0 && hung == 0);
+        return new Phase(early, unexpected, hung, explained, !countedLostSeat && !replies.isEmpty() && unexpected == 0 && hung == 0,
+                countedLostSeat);
     }
 }

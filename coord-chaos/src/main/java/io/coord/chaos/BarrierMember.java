@@ -55,6 +55,9 @@ final class BarrierMember implements WorkerLogic {
 
         /** The paths (without the namespace) whose events a waiter might take for progress. */
         List<String> watchedPaths();
+
+        /** Gives up the seat held (if any) without leaving: the member can enter the next round. */
+        void abandon();
     }
 
     @Override
@@ -75,14 +78,14 @@ final class BarrierMember implements WorkerLogic {
             switch (cmd[0]) {
                 case "enter" -> background(io, id, () -> {
                     long[] in = barrier.enter(Long.parseLong(cmd[2]), timeout);
-                    long marker = marker(zk, markers + "/g" + in[0] + "/in-" + member);
+                    long marker = markerOrAbandon(zk, markers + "/g" + in[0] + "/in-" + member, timeout, barrier);
                     io.send("ENTERED " + id + " " + in[0] + " " + in[1] + " " + in[2] + " " + marker);
                 });
                 case "leave" -> background(io, id, () -> {
                     long g = barrier.generation();
-                    long pre = marker(zk, markers + "/g" + g + "/pre-" + member);
+                    long pre = markerOrAbandon(zk, markers + "/g" + g + "/pre-" + member, timeout, barrier);
                     barrier.leave(timeout);
-                    long out = marker(zk, markers + "/g" + g + "/out-" + member);
+                    long out = marker(zk, markers + "/g" + g + "/out-" + member, timeout);
                     io.send("LEFT " + id + " " + g + " " + pre + " " + out);
                 });
                 case "spurious" -> {
@@ -146,6 +149,14 @@ final class BarrierMember implements WorkerLogic {
             held().leave(timeout);
         }
 
+        @Override
+        public void abandon() {
+            BarrierSeat s = seat.get();
+            if (s != null) {
+                s.close();
+            }
+        }
+
         private BarrierSeat held() {
             BarrierSeat s = seat.get();
             if (s == null) {
@@ -207,16 +218,48 @@ final class BarrierMember implements WorkerLogic {
         public List<String> watchedPaths() {
             return List.of(CURATOR_PATH + "/ready", CURATOR_PATH);
         }
+
+        @Override
+        public void abandon() {
+            // a fresh DistributedDoubleBarrier per round: nothing carries over
+        }
     }
 
-    /** Creates the marker (parents too) and returns its czxid; a retried create that finds it reads it. */
-    private static long marker(CuratorFramework curator, String path) throws Exception {
-        Stat stat = new Stat();
+    /**
+     * {@link #marker}, or, if it cannot be written, the seat given up before the failure is
+     * reported: a member that kept its seat could never enter again ("still in generation N").
+     */
+    private static long markerOrAbandon(CuratorFramework curator, String path, Duration bound, Member barrier) throws Exception {
         try {
-            curator.create().creatingParentsIfNeeded().storingStatIn(stat).forPath(path);
-            return stat.getCzxid();
-        } catch (KeeperException.NodeExistsException e) {
-            return curator.checkExists().forPath(path).getCzxid();
+            return marker(curator, path, bound);
+        } catch (Exception e) {
+            barrier.abandon();
+            throw e;
+        }
+    }
+
+    /**
+     * Creates the marker (parents too) and returns its czxid; a retried create that finds it reads
+     * it. A failed write (the request timed out, the session ended on a starved machine) is tried
+     * again, for at most {@code bound}.
+     */
+    private static long marker(CuratorFramework curator, String path, Duration bound) throws Exception {
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (true) {
+            try {
+                Stat stat = new Stat();
+                try {
+                    curator.create().creatingParentsIfNeeded().storingStatIn(stat).forPath(path);
+                    return stat.getCzxid();
+                } catch (KeeperException.NodeExistsException e) {
+                    return curator.checkExists().forPath(path).getCzxid();
+                }
+            } catch (KeeperException e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(100); // a transient failure: try again, bounded by the deadline
+            }
         }
     }
 

@@ -40,7 +40,9 @@ import org.apache.zookeeper.KeeperException;
  * loop's own. {@link BarrierChecker} checks that nobody got through early, that rounds stay
  * isolated, that every waiter of a broken generation got {@code BarrierBrokenException} within the
  * session timeout plus {@link #MARGIN} after the fault and within its timeout plus 1 s after it was
- * asked, and that every other round passed; after a broken round the barrier is reset.
+ * asked, and that every other round passed; whoever passed enter is asked to leave (also when
+ * another member was refused: a generation that counted the seat of a member's lost session),
+ * and after a broken round the barrier is reset.
  *
  * <p>The <b>control</b> ({@code barrier-control}) runs the same kinds of faults, fewer of them,
  * against Curator's {@code DistributedDoubleBarrier}; it must show at least one violation (a
@@ -329,15 +331,30 @@ final class BarrierScenario implements Scenario {
                 flap(flapped);
             }
             List<Reply> enters = collect(all, sent, "enter", phaseDeadline());
-            List<Reply> leaves = List.of();
+            List<Reply> leaves;
             if (enters.stream().allMatch(e -> e.kind() == Kind.PASSED)) {
                 sent = send(all, "leave", round);
                 if (fault == Fault.FLAP && round % 2 == 1) {
                     flap(flapped);
                 }
                 leaves = collect(all, sent, "leave", phaseDeadline());
+            } else {
+                leaves = passersLeave(all, enters, round);
             }
             return finished(round, fault, flapped == null ? null : flapped.name(), all, sessions, enters, leaves);
+        }
+
+        /**
+         * The leave of every member of {@code all} that passed {@code enters} (all of them, or
+         * none, or, when a member was refused a generation that counted the seat of its lost
+         * session, the others): a member that passed enter holds a seat until it leaves, and a
+         * member still holding one cannot enter the next round.
+         */
+        private List<Reply> passersLeave(List<Member> all, List<Reply> enters, int round) {
+            List<Member> passed = all.stream()
+                    .filter(m -> enters.stream().anyMatch(e -> e.member().equals(m.name()) && e.kind() == Kind.PASSED))
+                    .toList();
+            return passed.isEmpty() ? List.of() : collect(passed, send(passed, "leave", round), "leave", phaseDeadline());
         }
 
         private void flap(Member m) throws InterruptedException {
@@ -374,9 +391,7 @@ final class BarrierScenario implements Scenario {
                 }
                 sent.putAll(send(List.of(held), "enter", round));
                 enters = collect(all, sent, "enter", phaseDeadline());
-                if (enters.stream().allMatch(e -> e.kind() == Kind.PASSED)) {
-                    leaves = collect(all, send(all, "leave", round), "leave", phaseDeadline());
-                }
+                leaves = passersLeave(all, enters, round);
             } else {
                 enters = collect(all, send(all, "enter", round), "enter", phaseDeadline());
                 if (enters.stream().allMatch(e -> e.kind() == Kind.PASSED)) {
@@ -390,6 +405,7 @@ final class BarrierScenario implements Scenario {
                     leaves = collect(all, sent, "leave", phaseDeadline());
                 } else {
                     fault = Fault.NONE;
+                    leaves = passersLeave(all, enters, round);
                 }
             }
             return finished(round, fault, held.name(), all, sessions, enters, leaves);
@@ -451,6 +467,7 @@ final class BarrierScenario implements Scenario {
          * back arrives late and must be refused.
          */
         private BarrierChecker.Round breakInEnter(int round, Fault fault, int pick) throws InterruptedException {
+            Map<String, Long> sessions = sessions(members);
             Member victim = members.get(pick % members.size());
             List<Member> others = new ArrayList<>(members);
             others.remove(victim);
@@ -464,9 +481,7 @@ final class BarrierScenario implements Scenario {
                 List<Member> all = new ArrayList<>(entering);
                 all.add(held);
                 List<Reply> enters = collect(all, sent, "enter", phaseDeadline());
-                List<Reply> leaves = enters.stream().allMatch(e -> e.kind() == Kind.PASSED)
-                        ? collect(all, send(all, "leave", round), "leave", phaseDeadline()) : List.of();
-                return new BarrierChecker.Round(round, Fault.NONE, null, 0, enters, leaves, List.of());
+                return finished(round, Fault.NONE, null, all, sessions, enters, passersLeave(all, enters, round));
             }
             long faultAt;
             List<Reply> enters;
@@ -498,9 +513,10 @@ final class BarrierScenario implements Scenario {
         /** Everyone enters; all but a victim leave; once they all wait, the victim is killed. Every leaver must be told. */
         private BarrierChecker.Round breakInLeave(int round, int pick) throws InterruptedException {
             List<Member> all = List.copyOf(members);
+            Map<String, Long> sessions = sessions(all);
             List<Reply> enters = collect(all, send(all, "enter", round), "enter", phaseDeadline());
             if (!enters.stream().allMatch(e -> e.kind() == Kind.PASSED)) {
-                return new BarrierChecker.Round(round, Fault.NONE, null, 0, enters, List.of(), List.of());
+                return finished(round, Fault.NONE, null, all, sessions, enters, passersLeave(all, enters, round));
             }
             Member victim = all.get(pick % all.size());
             List<Member> leaving = new ArrayList<>(all);
@@ -509,7 +525,7 @@ final class BarrierScenario implements Scenario {
             if (!awaitLeft(leaving.size(), enters.get(0).generation(), "all but one left")) {
                 // Not applied: let the victim leave too and record what became of the round.
                 sent.putAll(send(List.of(victim), "leave", round));
-                return new BarrierChecker.Round(round, Fault.NONE, null, 0, enters, collect(all, sent, "leave", phaseDeadline()), List.of());
+                return finished(round, Fault.NONE, null, all, sessions, enters, collect(all, sent, "leave", phaseDeadline()));
             }
             long faultAt;
             List<Reply> leaves;

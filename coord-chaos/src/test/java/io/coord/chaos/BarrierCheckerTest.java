@@ -115,6 +115,25 @@ class BarrierCheckerTest {
     }
 
     @Test
+    void anEnterThatCountedTheSeatOfALostSessionRefusesOnlyThatMemberAndEveryOtherMemberBreaksInLeave() {
+        Round r = plain(0, 1, 0);
+        List<Reply> enters = List.of(r.enters().get(0), broken("b", 1, 900), r.enters().get(2));
+        List<Reply> leavesBroken = List.of(broken("a", 20, 200), broken("c", 22, 210));
+        Verdict explained = BarrierChecker.check(List.of(new Round(0, Fault.NONE, null, 0, enters, leavesBroken, List.of(), List.of("b"))), BOUND);
+        assertEquals(0, explained.violations(), explained.problems().toString());
+        assertEquals(3, explained.brokenBySessionLoss());
+        assertEquals(0, explained.passedRounds());
+
+        Verdict noLoss = BarrierChecker.check(List.of(new Round(0, Fault.NONE, null, 0, enters, leavesBroken, List.of(), List.of())), BOUND);
+        assertEquals(1, noLoss.unexpectedBreaks(), "without b's session loss b's refusal is unexpected: " + noLoss.problems());
+        List<Reply> oneLeft = List.of(passed("a", 20, 30, 1, 30, 40), broken("c", 22, 210));
+        Verdict passedLeave = BarrierChecker.check(List.of(new Round(0, Fault.NONE, null, 0, enters, oneLeft, List.of(), List.of("b"))), BOUND);
+        assertEquals(1, passedLeave.earlyLeaves(), passedLeave.problems().toString());
+        Verdict notAsked = BarrierChecker.check(List.of(new Round(0, Fault.NONE, null, 0, enters, List.of(), List.of(), List.of("b"))), BOUND);
+        assertEquals(1, notAsked.violations(), notAsked.problems().toString());
+    }
+
+    @Test
     void aWaiterOfABrokenRoundAnsweringLaterThanItsTimeoutPlusOneSecondAfterItWasAskedIsALateBreak() {
         long answerBound = 11_000 * MS;
         // Told 4 s after the fault (within the 5 s bound) but 12 s after it was asked: a barrier that
