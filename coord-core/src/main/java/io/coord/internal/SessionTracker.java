@@ -9,6 +9,7 @@ import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.ZooKeeper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +56,15 @@ public final class SessionTracker implements ConnectionStateListener {
             }
             case LOST -> {
                 ZkSession s = current.get();
+                if (s != null && connectedOn(client, s.id())) {
+                    // CURATOR-525: Curator can deliver a LOST after the connection was repaired (it then
+                    // forces RECONNECTED). A handle connected on this very session right now proves the
+                    // session alive; expiring it would end its leases while their nodes live on, and its
+                    // id would never come back (a terminal session does not revive).
+                    LOG.warn("Curator reported LOST while this client is connected on session {}: a stale event, ignored",
+                            s.idHex());
+                    return;
+                }
                 if (s != null && s.apply(SessionEvent.EXPIRE)) {
                     metrics.increment("coord.session.expired");
                     LOG.warn("ZooKeeper session {} is lost; everything bound to it is gone", s.idHex());
@@ -119,6 +129,17 @@ public final class SessionTracker implements ConnectionStateListener {
             s.apply(SessionEvent.CLOSE);
         }
         newSessionListeners.clear();
+    }
+
+    /** Whether {@code client}'s handle is connected right now, on the session {@code sessionId}. */
+    static boolean connectedOn(CuratorFramework client, long sessionId) {
+        try {
+            ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+            return zk.getState() == ZooKeeper.States.CONNECTED && zk.getSessionId() == sessionId;
+        } catch (Exception e) {
+            LOG.debug("could not read the connection state", e);
+            return false;
+        }
     }
 
     private static long currentSessionId(CuratorFramework client) {
