@@ -218,7 +218,7 @@ public final class ChaosContext implements AutoCloseable {
             }
         }
         for (WorkerLink w : started) {
-            // a JVM under libfaketime starts slowly (10-45 s on a busy 2-core machine); it started with the others
+            // the worker under libfaketime keeps its longer bound; it started with the others
             long negotiated = w.awaitReady(Awaits.scaled((w == clockWorker ? WorkerLink.STEPPED_START : WorkerLink.START).plusSeconds(10)));
             if (negotiated != requestedSession.toMillis()) {
                 throw new IllegalStateException("worker " + w.name() + " negotiated a session timeout of " + negotiated
@@ -245,6 +245,19 @@ public final class ChaosContext implements AutoCloseable {
     }
 
     /** Starts applying {@code plan}; {@code hook} applies the scenario's own kinds (may be null if none). */
+    /** What the fault runner noted (faults not applied and why); empty if faults never started. */
+    List<String> faultNotes() {
+        return faults == null ? List.of() : faults.notes();
+    }
+
+    /** For a scenario's fault hook: records why its fault was not applied, with the runner's notes. */
+    void noteFault(String note) {
+        if (faults == null) {
+            throw new IllegalStateException("faults not started for " + name);
+        }
+        faults.note(note);
+    }
+
     public FaultRunner startFaults(FaultPlan plan, FaultRunner.Hook hook) {
         if (faults != null) {
             throw new IllegalStateException("faults already started for " + name);

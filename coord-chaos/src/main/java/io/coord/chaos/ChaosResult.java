@@ -43,6 +43,14 @@ public record ChaosResult(String scenario, boolean control, long ops, int faults
                 volume, target);
     }
 
+    /** This result with one more detail ({@code key=value} on the CHAOS-DETAIL line). */
+    public ChaosResult withDetail(String key, Object value) {
+        Map<String, Object> more = new LinkedHashMap<>(details);
+        more.put(key, value);
+        return new ChaosResult(scenario, control, ops, faultsScheduled, faultsApplied, violations, lost, stuck, progress, more,
+                volume, volumeTarget);
+    }
+
     /** A scenario that could not run to its checks (a worker did not start, a harness error). */
     static ChaosResult error(String scenario, Throwable cause) {
         return new ChaosResult(scenario, false, 0, 0, 0, 0, 0, 1, new Progress(0, 0),

@@ -58,6 +58,19 @@ public final class ChaosSuite {
             return c;
         }
 
+        /**
+         * {@code r}, carrying its fault runner's notes when a fault was not applied, so the failure
+         * message (and a CI log that keeps only its tail) says which fault and why.
+         */
+        private ChaosResult withFaultNotes(ChaosResult r) {
+            if (r.faultsApplied() == r.faultsScheduled()) {
+                return r;
+            }
+            List<String> notes = contexts.stream().filter(c -> c.name().equals(r.scenario()))
+                    .flatMap(c -> c.faultNotes().stream()).toList();
+            return notes.isEmpty() ? r : r.withDetail("fault-notes", "[" + String.join("; ", notes) + "]");
+        }
+
         private void closeAll() {
             for (ChaosContext c : contexts) {
                 c.close();
@@ -104,7 +117,8 @@ public final class ChaosSuite {
                 try {
                     Scenario scenario = Scenarios.entry(n).controller().get();
                     List<ChaosResult> own = scenario.run(run);
-                    for (ChaosResult r : own) {
+                    for (ChaosResult result : own) {
+                        ChaosResult r = run.withFaultNotes(result);
                         out.println(r.line());
                         out.println(r.detailLine());
                         results.add(r);

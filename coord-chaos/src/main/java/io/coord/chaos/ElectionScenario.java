@@ -257,6 +257,7 @@ final class ElectionScenario implements Scenario {
             long epoch = lastEpoch();
             WorkerLink target = ctx.workers().stream().filter(w -> w.name().equals(leader)).findFirst().orElse(null);
             if (target == null || target.isPaused() || !target.isAlive()) {
+                ctx.noteFault("PAUSE_LEADER: the last writer " + leader + " is not running");
                 return false;
             }
             try (History.FaultWindow window = ctx.history().fault("pause-leader " + target.name())) {
@@ -266,6 +267,10 @@ final class ElectionScenario implements Scenario {
                     long deadline = System.nanoTime() + Awaits.scaled(Duration.ofSeconds(20)).toNanos();
                     while (lastEpoch() <= epoch && System.nanoTime() < deadline) {
                         Thread.sleep(20);
+                    }
+                    if (lastEpoch() <= epoch) {
+                        ctx.noteFault("PAUSE_LEADER: no epoch after " + epoch + " while "
+                                + target.name() + " was stopped");
                     }
                     return lastEpoch() > epoch;
                 } finally {

@@ -88,7 +88,8 @@ public final class FaultRunner implements AutoCloseable {
         }
     }
 
-    private synchronized void note(String s) {
+    /** Records why a fault was not applied (printed as CHAOS-NOTE, carried by a short result). */
+    synchronized void note(String s) {
         notes.add(s);
     }
 
@@ -124,14 +125,7 @@ public final class FaultRunner implements AutoCloseable {
                 return true;
             }
             case EXPIRE -> {
-                WorkerLink target = pickRunning(workers, f.pick());
-                Optional<WorkerLink.SessionInfo> s = target.session();
-                if (s.isEmpty()) {
-                    return false;
-                }
-                try (History.FaultWindow w = ctx.history().fault("expire " + target.name())) {
-                    return SessionKiller.expire(zk.connectString(), s.get(), session, Awaits.scaled(Duration.ofSeconds(10)));
-                }
+                return expire(zk, workers, f.pick(), session);
             }
             case PAUSE -> {
                 WorkerLink target = pickRunning(workers, f.pick());
@@ -175,6 +169,35 @@ public final class FaultRunner implements AutoCloseable {
                 }
                 return hook.apply(f, Awaits.scaled(Duration.ofSeconds(60)));
             }
+        }
+    }
+
+    /**
+     * F2: expires the session of the running worker {@code pick} points at. A worker just back from
+     * another fault (a pause past its session) may not have reported its new session yet, so the
+     * server no longer knows the one it reported and joining it fails: then the next running worker
+     * is tried, within a bound, so the fault lands on a live session instead of being skipped.
+     */
+    private boolean expire(ForkedEnsemble zk, List<WorkerLink> workers, int pick, Duration session) throws InterruptedException {
+        long deadline = System.nanoTime() + Awaits.scaled(Duration.ofSeconds(20)).toNanos();
+        for (int attempt = 0; ; attempt++) {
+            WorkerLink target = pickRunning(workers, pick + attempt);
+            Optional<WorkerLink.SessionInfo> s = target.session();
+            if (s.isEmpty()) {
+                note("EXPIRE: " + target.name() + " has reported no session yet");
+            } else {
+                try (History.FaultWindow w = ctx.history().fault("expire " + target.name())) {
+                    if (SessionKiller.expire(zk.connectString(), s.get(), session, Awaits.scaled(Duration.ofSeconds(10)))) {
+                        return true;
+                    }
+                }
+                note("EXPIRE: could not join " + target.name() + "'s session 0x" + Long.toHexString(s.get().id())
+                        + " (already ended, or no answer)");
+            }
+            if (System.nanoTime() >= deadline) {
+                return false;
+            }
+            Thread.sleep(200); // the next worker, or the same one once it has reported its new session
         }
     }
 

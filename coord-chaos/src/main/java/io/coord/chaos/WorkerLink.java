@@ -25,7 +25,10 @@ public final class WorkerLink implements AutoCloseable {
     private static final String EOF = "\u0000eof";
     /** How long (scaled) a worker may take to start and connect. */
     static final Duration START = Duration.ofSeconds(60);
-    /** The same under libfaketime (10-45 s measured on 2 busy cores). */
+    /**
+     * The same under libfaketime: 10-45 s were measured on 2 busy cores while libfaketime's monotonic
+     * fix made the child busy-loop (SteppedClock now turns it off); kept as a bound for a hang.
+     */
     static final Duration STEPPED_START = Duration.ofSeconds(150);
 
     private final String name;

@@ -14,8 +14,15 @@ import java.time.Duration;
  *
  * <p>libfaketime caches the file for a second ({@code FAKETIME_CACHE_DURATION=1}): reading it on
  * every clock call ({@code FAKETIME_NO_CACHE}) makes a JVM start markedly slower, and a step that
- * shows within {@link #LAG} is as good for a fault. A JVM under libfaketime
- * still starts slowly (10-45 s on a busy 2-core machine): start it once, with the others.
+ * shows within {@link #LAG} is as good for a fault.
+ *
+ * <p>The child also gets {@code FAKETIME_FORCE_MONOTONIC_FIX=0}. libfaketime 0.9.10 turns that
+ * "fix" on by itself on the glibc of Debian 12 and Ubuntu 22.04 and later, and with it every timed
+ * wait of the JVM ({@code Object.wait(ms)}, {@code Condition.await}, the JIT's and GC's own
+ * periodic threads) returns at once: the child busy-loops on all its timed waits (measured here: a
+ * 5 s loop of {@code wait(50)} made 386,584 waits instead of 100 and burned 5.5 s of CPU), eats
+ * most of a 2-core machine, starts in 10-45 s instead of 1, and its recipes' timeouts fire early.
+ * Without the fix its waits last as asked and its wall clock still steps.
  */
 public final class SteppedClock implements AutoCloseable {
     /** Where Debian's {@code faketime} package puts the library. */
@@ -59,7 +66,8 @@ public final class SteppedClock implements AutoCloseable {
         return builder.env("LD_PRELOAD", LIBFAKETIME.toString())
                 .env("FAKETIME_TIMESTAMP_FILE", offsetFile.toString())
                 .env("FAKETIME_CACHE_DURATION", "1")
-                .env("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+                .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+                .env("FAKETIME_FORCE_MONOTONIC_FIX", "0"); // else every timed wait returns at once (see above)
     }
 
     /** Sets the child's wall clock to real time plus {@code offset} (negative: behind); shows within {@link #LAG}. */

@@ -29,8 +29,7 @@ public final class ProbeClient {
         CoordSettings settings = CoordSettings.builder()
                 .connectString(args[0])
                 .sessionTimeout(Duration.ofMillis(Long.parseLong(args[1])))
-                // A child under libfaketime reads its clock through the library and starts slowly on a
-                // busy machine (its connect alone took over 10 s once with load 14): the bound is for a hang.
+                // A loaded machine can slow a first connect past 10 s (seen once at load 14): the bound is for a hang.
                 .connectionTimeout(Duration.ofSeconds(60))
                 .build();
         Executor direct = Runnable::run;
@@ -96,6 +95,16 @@ public final class ProbeClient {
         }
         if (line.equals("clock")) {
             return "clock " + System.currentTimeMillis() + " " + System.nanoTime();
+        }
+        if (line.startsWith("wait ")) {
+            // one timed monitor wait, as a recipe's bounded wait makes one; how long it really lasted
+            long ms = Long.parseLong(line.substring("wait ".length()));
+            Object monitor = new Object();
+            long start = System.nanoTime();
+            synchronized (monitor) {
+                monitor.wait(ms);
+            }
+            return "waited " + (System.nanoTime() - start) / 1_000_000;
         }
         if (line.equals("exit")) {
             return null;

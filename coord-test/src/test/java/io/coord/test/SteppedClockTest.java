@@ -67,7 +67,7 @@ class SteppedClockTest {
         Assumptions.assumeTrue(SteppedClock.available(), SteppedClock.MISSING);
         try (SteppedClock clock = SteppedClock.create();
              ChildJvm child = clock.applyTo(ChildJvm.builder(Probe.class.getName())).start()) {
-            // a JVM under libfaketime starts slowly (10-45 s on a busy 2-core machine)
+            // the bound is for a hang (a JVM under libfaketime took 10-45 s before SteppedClock turned off its monotonic fix)
             child.expectLine("ready", Duration.ofSeconds(120));
             assertTrue(Math.abs(clock(child)[0] - System.currentTimeMillis()) < Awaits.scaled(Duration.ofSeconds(5)).toMillis(),
                     "at offset zero the child's clock is real time");
