@@ -17,6 +17,7 @@ import org.apache.curator.framework.recipes.watch.PersistentWatcher;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +33,10 @@ import org.slf4j.LoggerFactory;
  *   <li>a task deleted: forgotten;
  *   <li>after (re)registering the watch: one listing of {@code claims/} and {@code tasks/}, and a
  *       read of every task, oldest first ({@link #oldestFirst}), since events during the
- *       disconnection were missed.
+ *       disconnection were missed. From the disconnection until that read is done, claims wait
+ *       ({@link TaskIndex#viewPartial}, at most {@link TaskIndex#MAX_PARTIAL_WAIT_NANOS} after the
+ *       reconnect): events flow again before it, and a task enqueued after the reconnect must not
+ *       be taken ahead of older ones not read yet.
  * </ul>
  * Watch events and the replies to the reads started here arrive in the order the server sent
  * them (all on ZooKeeper's event thread), so a reply never overtakes the deletion that follows it.
@@ -77,8 +81,15 @@ final class QueueWatch implements AutoCloseable {
     }
 
     private void onEvent(WatchedEvent event) {
+        if (closed) {
+            return;
+        }
+        if (event.getType() == Watcher.Event.EventType.None) {
+            connectionChanged(event.getState());
+            return;
+        }
         String path = event.getPath();
-        if (closed || path == null) {
+        if (path == null) {
             return;
         }
         ZKPaths.PathAndNode pn = ZKPaths.getPathAndNode(path);
@@ -115,13 +126,29 @@ final class QueueWatch implements AutoCloseable {
         }
     }
 
+    /**
+     * ZooKeeper tells every watch of the connection's state on its event thread, in order with the
+     * node events: from a disconnection on, the view may miss tasks until the resync after the
+     * reconnect has read them all ({@link TaskIndex#viewPartial}).
+     */
+    private void connectionChanged(Watcher.Event.KeeperState state) {
+        switch (state) {
+            case Disconnected, Expired, AuthFailed -> index.viewPartial(System.nanoTime());
+            case SyncConnected, ConnectedReadOnly -> index.reconnected(System.nanoTime());
+            default -> {
+            }
+        }
+    }
+
     /** After the watch is (re)registered: list claims, then tasks, then read every task. */
     private void resync() {
         if (closed) {
             return;
         }
+        index.reconnected(System.nanoTime()); // on a new session the watch was not there to see SyncConnected
         background(() -> curator.getChildren().inBackground((c, e) -> {
             if (!ok(e, "list claims")) {
+                index.viewWhole(); // a reconnect resyncs again; anything else must not stop claims
                 return;
             }
             index.claimsAre(new HashSet<>(e.getChildren()));
@@ -132,12 +159,14 @@ final class QueueWatch implements AutoCloseable {
     private void listTasks() {
         background(() -> curator.getChildren().inBackground((c, e) -> {
             if (!ok(e, "list tasks")) {
+                index.viewWhole();
                 return;
             }
             List<String> names = oldestFirst(e.getChildren());
             index.tasksAre(new HashSet<>(names));
             if (names.isEmpty()) {
                 firstSync.countDown();
+                index.viewWhole();
                 return;
             }
             syncReads.set(names.size());
@@ -170,6 +199,7 @@ final class QueueWatch implements AutoCloseable {
             } finally {
                 if (partOfSync && syncReads.decrementAndGet() == 0) {
                     firstSync.countDown();
+                    index.viewWhole();
                 }
             }
         }).forPath(layout.task(name).value()));

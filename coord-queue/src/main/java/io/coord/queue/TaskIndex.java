@@ -21,6 +21,11 @@ import java.util.concurrent.TimeUnit;
  * {@link #awaitChange}.
  */
 final class TaskIndex {
+    /**
+     * How long after a reconnect claims wait for the watch's full read before they choose without
+     * it: a read that never finishes must not stop the queue; order is then best effort.
+     */
+    static final long MAX_PARTIAL_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** Spread at most over this many ready tasks (see {@link ClaimRule#spread}). */
     static final int MAX_SPREAD = 8;
     /** Task data up to this size is kept, so a claim can skip reading it (a stale copy costs only a failed version check). */
@@ -42,6 +47,16 @@ final class TaskIndex {
     private final Set<String> held = new HashSet<>();
     private final Set<String> finishedHere = new LinkedHashSet<>();
     private long changes;
+    /**
+     * The view may lack tasks: from a disconnection until the watch's full read after it. Watch
+     * events flow again the moment the connection is back, several round trips before that read
+     * has listed and read what was enqueued meanwhile; a claim then would take a task enqueued
+     * after the reconnect ahead of every older one it has not read yet (the chaos queue scenario
+     * saw a first claim pass over 61 waiting tasks in the first zxids after a ZooKeeper leader kill).
+     */
+    private boolean partial;
+    /** When the wait for the full read started (the reconnect, or the disconnection before it). */
+    private long partialSinceNanos;
 
     // --- fed by the watch ---
 
@@ -141,10 +156,36 @@ final class TaskIndex {
         signal();
     }
 
+    /** The connection dropped: tasks enqueued from now on may be missed until the next full read. */
+    synchronized void viewPartial(long nowNanos) {
+        if (!partial) {
+            partial = true;
+            partialSinceNanos = nowNanos;
+        }
+    }
+
+    /** The connection is back: the bound on waiting for the full read ({@link #MAX_PARTIAL_WAIT_NANOS}) starts now. */
+    synchronized void reconnected(long nowNanos) {
+        if (partial) {
+            partialSinceNanos = nowNanos;
+        }
+    }
+
+    /** The full read after a reconnect is done (or could not be made): claims choose again. */
+    synchronized void viewWhole() {
+        if (partial) {
+            partial = false;
+            signal();
+        }
+    }
+
     // --- used by claimers ---
 
     /** The next tasks to try, best first, and when to look again if there is none. */
     synchronized ClaimRule.Choice choose(long nowMillis, int rotation) {
+        if (partial && System.nanoTime() - partialSinceNanos < MAX_PARTIAL_WAIT_NANOS) {
+            return new ClaimRule.Choice(java.util.List.of(), Long.MAX_VALUE); // woken by viewWhole
+        }
         int ownLive = 0;
         for (String claim : mine) {
             String task = QueueLayout.taskOfClaim(claim);

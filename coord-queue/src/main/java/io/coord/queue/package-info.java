@@ -64,7 +64,10 @@
  * <h2>No listing per claim; scale</h2>
  * Consumers keep the ordered set of tasks from persistent recursive watches on {@code tasks/} and
  * {@code claims/} (re-registered after a reconnect, followed by one listing and a read of every task, since
- * events during the disconnection were missed). They read a task once when it is created and
+ * events during the disconnection were missed). Until that read is done a consumer back from a
+ * disconnection claims nothing (at most 10 s after the reconnect; past that it claims by what it
+ * has read): it would otherwise take a task enqueued after the reconnect ahead of older ones it
+ * has not read yet, and order would hold only on a steady connection. They read a task once when it is created and
  * again only when its claim ends with the task still there; a claim node's name says which task it
  * holds, so claims cost no reads. Tested sizes: 2 000 tasks with consumers killed and expired
  * mid-task; the default depth cap of 10 000 tasks (a listing of about 190 KB). The cap may be
