@@ -44,7 +44,7 @@ class ProfileTest {
         Profile roomy = Profile.longProfile(Duration.ofMinutes(20), 5); // 240 s a share: twice the CI nominal
         assertEquals(4_000, roomy.volume(2_000));
         assertEquals(20, roomy.faults(2, 10));
-        assertEquals(roomy.scale(10), roomy.scale(4, 10), "a long run scales the CI tier's count");
+        assertEquals(20, roomy.scale(4, 10), "a long run scales the CI tier's count by its volume factor, as faults()");
         assertEquals(Duration.ofSeconds(240), roomy.minimum());
         assertTrue(roomy.maxTime(Duration.ofSeconds(180)).compareTo(Duration.ofSeconds(360)) >= 0);
     }
