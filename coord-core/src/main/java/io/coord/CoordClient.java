@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
 public final class CoordClient implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CoordClient.class);
     private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
+    /** How often the stall monitor samples its ticker. */
+    private static final Duration STALL_TICK = Duration.ofMillis(100);
 
     private final CuratorFramework curator;
     private final CoordSettings settings;
@@ -66,8 +68,9 @@ public final class CoordClient implements AutoCloseable {
         Zk zk = new Zk(this, curator, sessions, events, callbacks, timer);
         Zk.register(this, zk);
         curator.getConnectionStateListenable().addListener(sessions);
+        // On the client's timer, not a thread of its own: it stops with the client.
         this.stallMonitor = settings.stallFraction() == 0 ? null
-                : new StallMonitor("coord-stall-" + id, Duration.ofMillis(100),
+                : StallMonitor.start(timer, STALL_TICK, settings.ticker()::getAsLong,
                         () -> (long) (negotiatedSessionTimeout().toNanos() * settings.stallFraction()),
                         stalled -> zk.suspectAllLeases(), settings.metrics());
     }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 
 /**
  * Everything a {@link CoordClient} needs, immutable and validated. Built by {@link #builder()},
@@ -27,16 +28,21 @@ import java.util.Objects;
  * @param stallFraction     a process stall (GC pause, SIGSTOP) longer than this fraction of the
  *                          negotiated session timeout makes every lease UNCERTAIN until confirmed;
  *                          0 turns the monitor off
+ * @param ticker            the monotonic clock, in nanoseconds, on which the client measures its own
+ *                          stalls: {@link System#nanoTime()} unless a test sets another, see
+ *                          {@link Builder#ticker}
  */
 public record CoordSettings(String connectString, String namespace, Duration sessionTimeout,
                             Duration connectionTimeout, Duration requestTimeout, RetrySettings retry,
                             List<Credentials> credentials, AclPolicy aclPolicy, TlsSettings tls,
                             CoordPath authCheckPath, int maxValueBytes, CoordMetrics metrics,
-                            double stallFraction) {
+                            double stallFraction, LongSupplier ticker) {
     /** ZooKeeper's default {@code jute.maxbuffer} is 1 048 575 bytes; leave room for the request header. */
     public static final int DEFAULT_MAX_VALUE_BYTES = 1_000_000;
     /** One third: Curator pings every third of the session timeout, so a stall this long misses a ping. */
     public static final double DEFAULT_STALL_FRACTION = 1.0 / 3;
+    /** The default ticker, one instance: settings built alike stay equal. */
+    private static final LongSupplier SYSTEM_TICKER = System::nanoTime;
 
     public CoordSettings {
         ConnectString.parse(connectString);
@@ -50,6 +56,7 @@ public record CoordSettings(String connectString, String namespace, Duration ses
         credentials = List.copyOf(credentials);
         Objects.requireNonNull(aclPolicy, "aclPolicy");
         Objects.requireNonNull(metrics, "metrics");
+        Objects.requireNonNull(ticker, "ticker");
         if (maxValueBytes <= 0 || maxValueBytes > 1_048_575) {
             throw new ConfigurationException("maxValueBytes must be within 1..1048575 (jute.maxbuffer), got " + maxValueBytes);
         }
@@ -117,6 +124,7 @@ public record CoordSettings(String connectString, String namespace, Duration ses
         private Integer maxValueBytes;
         private CoordMetrics metrics;
         private Double stallFraction;
+        private LongSupplier ticker;
         private final List<String> set = new ArrayList<>();
 
         private Builder() {
@@ -137,6 +145,7 @@ public record CoordSettings(String connectString, String namespace, Duration ses
             maxValueBytes = s.maxValueBytes;
             metrics = s.metrics;
             stallFraction = s.stallFraction;
+            ticker = s.ticker;
             // a derived builder may override anything once more
         }
 
@@ -233,6 +242,19 @@ public record CoordSettings(String connectString, String namespace, Duration ses
             return this;
         }
 
+        /**
+         * For tests: the monotonic clock (nanoseconds, {@link System#nanoTime()}'s meaning: only
+         * differences count, never backwards) on which the client measures its own stalls. A clock
+         * that jumps forward by more than {@code stallFraction} of the negotiated session timeout
+         * makes the client see a stall, as a long GC pause would, without stopping the JVM. Leave
+         * it unset outside tests.
+         */
+        public Builder ticker(LongSupplier value) {
+            once("ticker");
+            ticker = Objects.requireNonNull(value, "ticker");
+            return this;
+        }
+
         public CoordSettings build() {
             if (connectString == null) {
                 throw new ConfigurationException("connectString is required (host:port[,host:port...][/chroot])");
@@ -250,7 +272,8 @@ public record CoordSettings(String connectString, String namespace, Duration ses
                     aclPolicy == null ? AclPolicy.open() : aclPolicy, tls, authCheckPath,
                     maxValueBytes == null ? DEFAULT_MAX_VALUE_BYTES : maxValueBytes,
                     metrics == null ? CoordMetrics.noop() : metrics,
-                    stallFraction == null ? DEFAULT_STALL_FRACTION : stallFraction);
+                    stallFraction == null ? DEFAULT_STALL_FRACTION : stallFraction,
+                    ticker == null ? SYSTEM_TICKER : ticker);
         }
     }
 }

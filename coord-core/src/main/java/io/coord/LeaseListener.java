@@ -14,7 +14,10 @@ public interface LeaseListener {
     default void onUncertain(Lease lease) {
     }
 
-    /** Back to ACQUIRED: the same session reconnected and our node still exists. */
+    /**
+     * Back to ACQUIRED: one round trip after the connection came back (the same session
+     * reconnected) or after the stall found our node still there, owned by this session.
+     */
     default void onRestored(Lease lease) {
     }
 

@@ -2,6 +2,7 @@ package io.coord;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -49,6 +50,22 @@ class CoordSettingsTest {
     private static void assertRefused(String message, org.junit.jupiter.api.function.Executable bad) {
         ConfigurationException e = assertThrows(ConfigurationException.class, bad);
         assertTrue(e.getMessage().contains(message), e.getMessage());
+    }
+
+    @Test
+    void theTickerIsTheSystemsUnlessATestSetsOneAndAVariantKeepsIt() {
+        CoordSettings base = CoordSettings.builder().connectString("127.0.0.1:2181").build();
+        long before = System.nanoTime();
+        long read = base.ticker().getAsLong();
+        long after = System.nanoTime();
+        assertTrue(before <= read && read <= after, "the default reads System.nanoTime: " + before + " <= " + read + " <= " + after);
+        assertEquals(base, CoordSettings.builder().connectString("127.0.0.1:2181").build(), "settings built alike stay equal");
+        java.util.function.LongSupplier stepped = () -> 42L;
+        CoordSettings withTicker = base.toBuilder().ticker(stepped).build();
+        assertSame(stepped, withTicker.ticker());
+        assertSame(stepped, withTicker.toBuilder().sessionTimeout(Duration.ofSeconds(5)).build().ticker(), "a variant keeps it");
+        NullPointerException e = assertThrows(NullPointerException.class, () -> CoordSettings.builder().ticker(null));
+        assertTrue(e.getMessage().contains("ticker"), e.getMessage());
     }
 
     @Test

@@ -2,80 +2,103 @@ package io.coord.internal;
 
 import io.coord.CoordMetrics;
 import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Notices when this JVM itself stalled (a long GC pause, SIGSTOP, a starved VM): a daemon thread
- * sleeps a short tick and measures, on the monotonic clock, how much longer than asked it slept.
- * An oversleep beyond the threshold means every lease of this client may have expired while we
- * were frozen; the callback makes them UNCERTAIN until one round trip confirms each node.
+ * Notices when this JVM itself stalled (a long GC pause, SIGSTOP, a starved VM): a sample every
+ * tick on the client's timer measures, on the client's {@link Ticker}, how much longer than a tick
+ * passed since the previous sample. An oversleep beyond the threshold means every lease of this
+ * client may have expired while we were frozen; the callback makes them UNCERTAIN until one round
+ * trip confirms each node.
+ *
+ * <p>No thread of its own: the samples run on the timer the client owns and shuts down with it,
+ * at a fixed delay, so a stall delays the next sample instead of queueing a burst of them.
+ * Deciding is separate from scheduling: {@link #sample()} reads the ticker once and compares,
+ * so a test steps the ticker and samples, and nothing real decides the outcome.
  *
  * <p>This is the early warning, not the guarantee: fencing tokens stop what slips past it.
  */
 public final class StallMonitor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StallMonitor.class);
 
-    private final Duration tick;
+    private final long tickNanos;
+    private final Ticker ticker;
     private final LongSupplier thresholdNanos;
     private final Consumer<Duration> onStall;
     private final CoordMetrics metrics;
-    private final Thread thread;
-    private volatile boolean running = true;
+    /** The previous sample's reading. Only {@link #sample()} touches it, and samples run one at a time. */
+    private long last;
+    private volatile ScheduledFuture<?> sampling;
 
     /**
-     * @param tick           how often to sample
-     * @param thresholdNanos the oversleep that counts as a stall (read each time: it follows the negotiated timeout)
-     * @param onStall        told the stall's length, on the monitor thread (must be quick)
+     * @param tick           the delay between samples
+     * @param ticker         the clock a stall shows on
+     * @param thresholdNanos the oversleep that counts as a stall (read at each sample: it follows the
+     *                       negotiated timeout; 0 or less means off, as before the first connection)
+     * @param onStall        told the stall's length, on the sampling thread (must be quick, must not block)
      */
-    public StallMonitor(String name, Duration tick, LongSupplier thresholdNanos, Consumer<Duration> onStall, CoordMetrics metrics) {
-        this.tick = tick;
+    StallMonitor(Duration tick, Ticker ticker, LongSupplier thresholdNanos, Consumer<Duration> onStall, CoordMetrics metrics) {
+        if (tick.isNegative() || tick.isZero()) {
+            throw new IllegalArgumentException("tick must be > 0, got " + tick);
+        }
+        this.tickNanos = tick.toNanos();
+        this.ticker = ticker;
         this.thresholdNanos = thresholdNanos;
         this.onStall = onStall;
         this.metrics = metrics;
-        this.thread = new Thread(this::run, name);
-        thread.setDaemon(true);
-        thread.start();
+        this.last = ticker.nanos();
     }
 
-    private void run() {
-        long tickNanos = tick.toNanos();
-        long last = System.nanoTime();
-        while (running) {
-            try {
-                Thread.sleep(tick.toMillis());
-            } catch (InterruptedException e) {
-                return;
-            }
-            long now = System.nanoTime();
+    /** A monitor sampling every {@code tick} on {@code timer} until {@link #close()} (or until the timer shuts down). */
+    public static StallMonitor start(ScheduledExecutorService timer, Duration tick, Ticker ticker, LongSupplier thresholdNanos,
+            Consumer<Duration> onStall, CoordMetrics metrics) {
+        StallMonitor monitor = new StallMonitor(tick, ticker, thresholdNanos, onStall, metrics);
+        monitor.sampling = timer.scheduleWithFixedDelay(monitor::sample, tick.toNanos(), tick.toNanos(), TimeUnit.NANOSECONDS);
+        return monitor;
+    }
+
+    /**
+     * One sample: the time since the previous one, less a tick, is the oversleep; past the threshold
+     * it is reported once. Never throws: a periodic task that threw would never run again.
+     */
+    void sample() {
+        try {
+            long now = ticker.nanos();
             long oversleep = now - last - tickNanos;
             last = now;
             long threshold = thresholdNanos.getAsLong();
             if (threshold > 0 && oversleep > threshold) {
-                Duration stalled = Duration.ofNanos(oversleep);
-                LOG.warn("this process stalled for {} ms (threshold {} ms): leases are uncertain until confirmed",
-                        stalled.toMillis(), Duration.ofNanos(threshold).toMillis());
-                metrics.increment("coord.client.stalls");
-                metrics.recordTime("coord.client.stall", stalled);
-                try {
-                    onStall.accept(stalled);
-                } catch (RuntimeException e) {
-                    LOG.warn("stall callback failed", e);
-                }
+                report(Duration.ofNanos(oversleep), threshold);
             }
+        } catch (RuntimeException e) {
+            LOG.warn("stall sample failed", e);
         }
     }
 
+    private void report(Duration stalled, long threshold) {
+        LOG.warn("this process stalled for {} ms (threshold {} ms): leases are uncertain until confirmed",
+                stalled.toMillis(), Duration.ofNanos(threshold).toMillis());
+        metrics.increment("coord.client.stalls");
+        metrics.recordTime("coord.client.stall", stalled);
+        try {
+            onStall.accept(stalled);
+        } catch (RuntimeException e) {
+            LOG.warn("stall callback failed", e);
+        }
+    }
+
+    /** Stops sampling; a sample already running finishes. Idempotent. */
     @Override
     public void close() {
-        running = false;
-        thread.interrupt();
-        try {
-            thread.join(2000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        ScheduledFuture<?> s = sampling;
+        if (s != null) {
+            s.cancel(false);
         }
     }
 }

@@ -211,6 +211,42 @@ class NodeLeaseIT {
         lease.close();
     }
 
+    /**
+     * A real client whose ticker jumps (a stall as the monotonic clock sees it, without stopping
+     * the JVM): every lease of that client hears onUncertain, then one round trip each confirms it
+     * and it is ACQUIRED again, the same token on the same session. Without the client measuring
+     * its stalls on its settings' ticker, no stall is seen. The session is long (10 s, the most the
+     * server grants), so that a real stall of a loaded machine (a third of it) does not come too.
+     */
+    @Test
+    void aStallOnTheClientsTickerMakesEveryLeaseUncertainUntilOneRoundTripConfirmsIt() throws Exception {
+        java.util.concurrent.atomic.AtomicLong stalled = new java.util.concurrent.atomic.AtomicLong();
+        CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(server.getConnectString()).namespace(namespace)
+                .sessionTimeout(Duration.ofSeconds(10)).ticker(() -> System.nanoTime() + stalled.get()).build());
+        clients.add(client);
+        NodeLease first = newLease(client);
+        NodeLease second = newLease(client);
+        List<String> firstEvents = new CopyOnWriteArrayList<>();
+        List<String> secondEvents = new CopyOnWriteArrayList<>();
+        first.addListener(recorder(firstEvents), listenerThread);
+        second.addListener(recorder(secondEvents), listenerThread);
+        long session = client.session().id();
+
+        stalled.addAndGet(client.negotiatedSessionTimeout().toNanos()); // past stallFraction x the session, whatever the fraction
+
+        await(Duration.ofSeconds(10), () -> firstEvents.size() >= 2 && secondEvents.size() >= 2, "both leases heard two calls");
+        assertEquals(List.of("uncertain", "restored"), firstEvents);
+        assertEquals(List.of("uncertain", "restored"), secondEvents);
+        for (NodeLease lease : List.of(first, second)) {
+            assertEquals(LeaseState.ACQUIRED, lease.state(), "confirmed: " + lease);
+            lease.checkValid();
+            assertEquals(session, lease.session().id(), "the same session");
+            assertEquals(client.session().id(), client.curator().checkExists().forPath(lease.node().value()).getEphemeralOwner());
+        }
+        first.close();
+        second.close();
+    }
+
     @Test
     void row12OversizeTransactionIsRefusedBeforeSending() throws Exception {
         CoordClient client = client();
@@ -478,6 +514,21 @@ class NodeLeaseIT {
         c.close();
         await(Duration.ofSeconds(10), () -> coordThreadsSince(before).isEmpty(),
                 "no thread of the closed client is left: " + coordThreadsSince(before));
+    }
+
+    /** The stall monitor samples on the client's timer: a client's only threads are its events, callback and timer threads. */
+    @Test
+    void aClientRunsNoThreadOfItsOwnBesideItsEventsCallbackAndTimerThreads() throws Exception {
+        java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+        CoordClient c = client();
+        assertTrue(c.settings().stallFraction() > 0, "the stall monitor is on");
+        NodeLease lease = newLease(c);
+        await(Duration.ofSeconds(5), () -> coordThreadsSince(before).stream().anyMatch(t -> t.getName().startsWith("coord-timer-")),
+                "the client's own timer runs");
+        List<String> names = coordThreadsSince(before).stream().map(Thread::getName).toList();
+        assertTrue(names.stream().allMatch(n -> n.startsWith("coord-events-") || n.startsWith("coord-callbacks-")
+                || n.startsWith("coord-timer-")), "threads of one client: " + names);
+        lease.close();
     }
 
     private static List<Thread> coordThreadsSince(java.util.Set<Thread> before) {

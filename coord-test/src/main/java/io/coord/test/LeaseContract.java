@@ -38,10 +38,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * handle and how to end it the recipe's own way (close, complete, leave, resign).
  *
  * <p>The paths: release the recipe's way, session expiry on the server, the node deleted by
- * someone else, a connection cut shorter and longer than the session, a listener added after the
- * end, close after LOST, and closing a client made with {@link CoordClient#wrap} while its Curator
- * client stays open. A path that does not apply to a kind is skipped by {@link #notApplicable},
- * which must say why.
+ * someone else, a connection cut shorter and longer than the session, a stall of the process past
+ * its client's threshold (confirmed by one round trip, or LOST when the node went meanwhile), a
+ * listener added after the end, close after LOST, and closing a client made with
+ * {@link CoordClient#wrap} while its Curator client stays open. A path that does not apply to a
+ * kind is skipped by {@link #notApplicable}, which must say why.
  *
  * <p>Every wait is bounded through {@link Awaits} (stretched by the timing factor); the only fixed
  * period is the short window in which nothing more may be heard after a final call.
@@ -54,6 +55,11 @@ public abstract class LeaseContract {
     protected static final Duration SHORT_SESSION = Duration.ofSeconds(2);
     /** Session of the client cut off briefly: the reconnect must beat its expiry by a wide margin. */
     protected static final Duration LONG_SESSION = Duration.ofSeconds(6);
+    /**
+     * Session of the client that stalls: the longest the test server grants (20 x its 500 ms tick),
+     * so that its connection held back while the stall is looked at stays far inside it.
+     */
+    protected static final Duration STALL_SESSION = Duration.ofSeconds(10);
     /** Bound of an acquire, of an event that follows at once from a fault, of a release. */
     protected static final Duration SOON = Duration.ofSeconds(10);
     /** After the final call, nothing more may be heard within this window (not scaled: see {@link Awaits#never}). */
@@ -74,7 +80,7 @@ public abstract class LeaseContract {
 
     /** The paths of this contract, for {@link #notApplicable}. */
     public enum Path {
-        RELEASE, SESSION_EXPIRY, NODE_DELETED, SHORT_CUT, LONG_CUT, LATE_LISTENER, CLOSE_AFTER_LOST, WRAPPED_CLIENT_CLOSE
+        RELEASE, SESSION_EXPIRY, NODE_DELETED, SHORT_CUT, LONG_CUT, STALL, LATE_LISTENER, CLOSE_AFTER_LOST, WRAPPED_CLIENT_CLOSE
     }
 
     private final ExecutorService listenerThread = Executors.newSingleThreadExecutor();
@@ -208,6 +214,64 @@ public abstract class LeaseContract {
                 () -> !exists(other, held.lease()));
     }
 
+    /**
+     * The process stalls past its client's threshold (its {@link SteppedTicker} jumps by a whole
+     * negotiated session, more than any stall fraction): the lease is UNCERTAIN everywhere until one
+     * round trip started after the stall confirms its node, then ACQUIRED again with the same token
+     * on the same session. The client's connection is frozen from just before the stall until the
+     * UNCERTAIN has been looked at, so that the confirming reply cannot come first. The freeze is
+     * far shorter than the 2/3 of the session after which the client would give the connection up:
+     * the session is still CONNECTED when the UNCERTAIN is seen, which shows the stall caused it (a
+     * SUSPENDED after that would change no outcome: UNCERTAIN already, and the reconnect confirms).
+     */
+    @Test
+    void aStallPastTheThresholdIsUncertainUntilOneRoundTripConfirmsIt() throws Exception {
+        applies(Path.STALL);
+        StalledClient stalling = stalledClient();
+        Held held = stalling.held();
+        FencingToken token = held.lease().token();
+        long session = held.lease().session().id();
+        Recorder events = record(held.lease());
+
+        stalling.stall();
+        assertUncertainAfterTheStall(held.lease(), events, stalling.client());
+        stalling.proxy().unfreeze();
+
+        Awaits.until("the lease to be ACQUIRED again after the stall", SOON, () -> held.lease().state() == LeaseState.ACQUIRED);
+        events.await("onRestored", e -> e.contains("restored"));
+        assertEquals(List.of("uncertain", "restored"), events.list());
+        assertEquals(token, held.lease().token(), "the same lease, the same token");
+        assertEquals(session, held.lease().session().id(), "the same session");
+        assertAcquired(held.lease());
+
+        held.release().release();
+        assertEnded(held.lease(), LeaseState.RELEASED, events, List.of("uncertain", "restored"));
+    }
+
+    /**
+     * The process stalls, and meanwhile someone deletes its node: the round trip that would have
+     * confirmed the lease finds the node gone, and the lease is LOST everywhere, never ACQUIRED in
+     * between; the session itself lives on.
+     */
+    @Test
+    void aStallDuringWhichTheNodeWasDeletedIsUncertainThenLostEverywhere() throws Exception {
+        applies(Path.STALL);
+        StalledClient stalling = stalledClient();
+        Held held = stalling.held();
+        long session = held.lease().session().id();
+        Recorder events = record(held.lease());
+
+        stalling.stall();
+        assertUncertainAfterTheStall(held.lease(), events, stalling.client());
+        SERVER.newClient().curator().delete().forPath(held.lease().node().value());
+        stalling.proxy().unfreeze();
+
+        assertEnded(held.lease(), LeaseState.LOST, events, List.of("uncertain"));
+        Awaits.until("the stalled client's session to be connected again", SOON,
+                () -> stalling.client().session().state() == SessionState.CONNECTED);
+        assertEquals(session, stalling.client().session().id(), "the session itself lives on");
+    }
+
     @Test
     void aListenerAddedAfterTheEndHearsExactlyOneFinalCall() throws Exception {
         applies(Path.LATE_LISTENER);
@@ -269,6 +333,37 @@ public abstract class LeaseContract {
     }
 
     // ---- shared checks ----
+
+    /** A client behind a proxy, stepping its ticker, with one handle. */
+    private record StalledClient(CoordClient client, ClientProxy proxy, SteppedTicker ticker, Held held) {
+        /** Freezes the connection (the confirming round trip waits), then stalls past any threshold. */
+        void stall() {
+            proxy.freeze();
+            ticker.stall(client.negotiatedSessionTimeout());
+        }
+    }
+
+    private StalledClient stalledClient() throws Exception {
+        ClientProxy proxy = closeLater(ClientProxy.to(SERVER.ensemble().connectString()));
+        SteppedTicker ticker = new SteppedTicker();
+        CoordClient client = SERVER.newClient(b -> b.connectString(proxy.connectString()).sessionTimeout(STALL_SESSION).ticker(ticker));
+        assertTrue(client.settings().stallFraction() > 0, "the client watches for stalls");
+        return new StalledClient(client, proxy, ticker, held(client));
+    }
+
+    /** After a stall: UNCERTAIN in every view (state, checkValid, ended, onUncertain), the session untouched. */
+    private static void assertUncertainAfterTheStall(Lease lease, Recorder events, CoordClient client) {
+        Awaits.until("the lease to be UNCERTAIN after the stall", SOON, () -> lease.state() == LeaseState.UNCERTAIN);
+        assertThrows(LockLostException.class, lease::checkValid, "UNCERTAIN: checkValid refuses");
+        assertFalse(lease.ended().isDone(), "UNCERTAIN is not an end");
+        events.await("onUncertain", e -> e.contains("uncertain"));
+        assertEquals(List.of("uncertain"), events.list(), "the stall is told once");
+        assertEquals(LeaseState.UNCERTAIN, lease.state(), "nothing confirmed it while the connection is held: " + lease);
+        assertEquals(lease.session().id(), client.session().id(), "a stall ends no session");
+        // The frozen connection would be given up at 2/3 of the session and make the lease UNCERTAIN
+        // too: the session still CONNECTED shows this UNCERTAIN came from the stall.
+        assertEquals(SessionState.CONNECTED, client.session().state(), "a stall, not a suspension, made it UNCERTAIN");
+    }
 
     private void applies(Path path) {
         Optional<String> why = notApplicable(path);

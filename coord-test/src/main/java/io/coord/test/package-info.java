@@ -11,7 +11,8 @@
  *       drop, spurious events, leader kill, quorum loss), {@link io.coord.test.ClientProxy} (cut,
  *       black hole, refuse), {@link io.coord.test.ChildJvm} (SIGSTOP, kill -9 of a client process),
  *       {@link io.coord.test.ForkedEnsemble} (SIGSTOP of a server, partitions between servers),
- *       {@link io.coord.test.ReplyLossServer} (create applied, reply lost).
+ *       {@link io.coord.test.ReplyLossServer} (create applied, reply lost),
+ *       {@link io.coord.test.SteppedTicker} (a process stall a client sees on its ticker).
  *   <li>Checks: {@link io.coord.test.History} (invoke/ok/fail/info, counter and set checks,
  *       throughput around fault windows), {@link io.coord.test.Violations} and
  *       {@link io.coord.test.GuardedResource} for fenced and unfenced control runs.
