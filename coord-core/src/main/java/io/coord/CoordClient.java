@@ -51,6 +51,15 @@ public final class CoordClient implements AutoCloseable {
     private final StallMonitor stallMonitor;
     /** Coord's own periodic work for this client (see {@code Zk.timer()}); no thread outlives the client. */
     private final java.util.concurrent.ScheduledExecutorService timer;
+    /**
+     * What recipes need beyond this public API, read by {@link Zk#of} through {@link Zk.Access}
+     * (no map of clients anywhere). Null once closed: {@code Zk.of} then fails naming this client.
+     */
+    private volatile Zk zk;
+
+    static {
+        Zk.installAccess(client -> client.zk);
+    }
 
     private CoordClient(CuratorFramework curator, CoordSettings settings, boolean owned) {
         this.curator = curator;
@@ -66,7 +75,7 @@ public final class CoordClient implements AutoCloseable {
         });
         this.sessions = new SessionTracker(settings.metrics(), callbacks);
         Zk zk = new Zk(this, curator, sessions, events, callbacks, timer);
-        Zk.register(this, zk);
+        this.zk = zk;
         curator.getConnectionStateListenable().addListener(sessions);
         // On the client's timer, not a thread of its own: it stops with the client.
         this.stallMonitor = settings.stallFraction() == 0 ? null
@@ -304,7 +313,7 @@ public final class CoordClient implements AutoCloseable {
         }
         curator.getConnectionStateListenable().removeListener(sessions);
         sessions.close();
-        Zk.unregister(this);
+        zk = null;
         if (owned) {
             curator.close();
         }

@@ -33,7 +33,7 @@ import org.apache.zookeeper.data.Stat;
  * generation that is not the current open one is removed before anything is decided from it.
  */
 final class Entering extends Waiting {
-    private BarrierSeat seat;
+    private ZkBarrierSeat seat;
     private View view;
     private Members members;
     private long epoch;
@@ -47,7 +47,7 @@ final class Entering extends Waiting {
         super(barrier, timeout);
     }
 
-    BarrierSeat enter() throws InterruptedException {
+    ZkBarrierSeat enter() throws InterruptedException {
         String outcome = "failed";
         try (Signal s = Signal.open(store.zk())) {
             signal = s;

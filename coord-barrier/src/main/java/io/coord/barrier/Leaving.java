@@ -32,7 +32,7 @@ final class Leaving extends Waiting {
         super(barrier, timeout);
     }
 
-    void leave(BarrierSeat seat) throws InterruptedException {
+    void leave(ZkBarrierSeat seat) throws InterruptedException {
         String outcome = "failed";
         try (Signal s = Signal.open(store.zk())) {
             signal = s;
@@ -67,7 +67,7 @@ final class Leaving extends Waiting {
         }
     }
 
-    private void awaitLeft(BarrierSeat seat) throws InterruptedException {
+    private void awaitLeft(ZkBarrierSeat seat) throws InterruptedException {
         Generation g = new Generation(store.root(), seat.generation());
         long mine = seat.sequence();
         Boolean left = Boolean.FALSE;
@@ -170,7 +170,7 @@ final class Leaving extends Waiting {
      * party has left, our leave is the last one: leave and record DONE in one transaction. False
      * when that is not so (or someone else got there first).
      */
-    private boolean leaveLast(BarrierSeat seat, Generation g) throws InterruptedException {
+    private boolean leaveLast(ZkBarrierSeat seat, Generation g) throws InterruptedException {
         CompletableFuture<CuratorEvent> listed = store.seats().readMembersAsync(watching, g, null);
         CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, null);
         Root root = store.seats().root(SeatCalls.await(rooted, giveUp, store.root()));
@@ -188,7 +188,7 @@ final class Leaving extends Waiting {
     }
 
     /** Whether the marker's transaction left us out: true (in place), false (not: read again), null (unknown). */
-    private Boolean leftBy(CuratorEvent answer, BarrierSeat seat) {
+    private Boolean leftBy(CuratorEvent answer, ZkBarrierSeat seat) {
         KeeperException.Code code = SeatCalls.code(answer);
         return switch (code) {
             case OK, NODEEXISTS -> Boolean.TRUE;

@@ -39,7 +39,7 @@ final class ZkDoubleBarrier implements DoubleBarrier {
     private final int parties;
     private final BarrierOptions options;
     private final BarrierStore store;
-    private final AtomicReference<BarrierSeat> current = new AtomicReference<>();
+    private final AtomicReference<ZkBarrierSeat> current = new AtomicReference<>();
     /**
      * Starts the unique part of every seat this member makes: a seat carrying it that this member
      * does not hold was made on a session of this member's that has ended (see {@link #lostSeat}).
@@ -81,7 +81,7 @@ final class ZkDoubleBarrier implements DoubleBarrier {
     @Override
     public BarrierSeat enter(Duration timeout) throws InterruptedException {
         requirePositive(timeout, "enter");
-        BarrierSeat held = current.get();
+        ZkBarrierSeat held = current.get();
         if (held != null) {
             throw new IllegalStateException("member " + memberId() + " is still in generation " + held.generation()
                     + " of barrier " + name + "; leave it (or close its seat) before entering again");
@@ -91,7 +91,7 @@ final class ZkDoubleBarrier implements DoubleBarrier {
 
     @Override
     public void leave(Duration timeout) throws InterruptedException {
-        BarrierSeat seat = current.get();
+        ZkBarrierSeat seat = current.get();
         if (seat == null) {
             throw new IllegalStateException("member " + memberId() + " has not entered barrier " + name);
         }
@@ -99,16 +99,16 @@ final class ZkDoubleBarrier implements DoubleBarrier {
     }
 
     /** Called by {@link BarrierSeat#leave}. */
-    void leave(BarrierSeat seat, Duration timeout) throws InterruptedException {
+    void leave(ZkBarrierSeat seat, Duration timeout) throws InterruptedException {
         requirePositive(timeout, "leave");
         new Leaving(this, timeout).leave(seat);
     }
 
-    void entered(BarrierSeat seat) {
+    void entered(ZkBarrierSeat seat) {
         current.set(seat);
     }
 
-    void forget(BarrierSeat seat) {
+    void forget(ZkBarrierSeat seat) {
         current.compareAndSet(seat, null);
     }
 
@@ -245,7 +245,7 @@ final class ZkDoubleBarrier implements DoubleBarrier {
     }
 
     /** A seat found again (after a lost answer): checks that our current session owns it, then starts its lease. */
-    BarrierSeat seat(Generation g, String node, org.apache.zookeeper.data.Stat stat) {
+    ZkBarrierSeat seat(Generation g, String node, org.apache.zookeeper.data.Stat stat) {
         return seat(g, node, stat.getCzxid(), stat.getEphemeralOwner());
     }
 
@@ -253,7 +253,7 @@ final class ZkDoubleBarrier implements DoubleBarrier {
      * A seat made by session {@code owner}: checks that it is our current session, then starts its
      * lease (token: the seat's czxid).
      */
-    BarrierSeat seat(Generation g, String node, long czxid, long owner) {
+    ZkBarrierSeat seat(Generation g, String node, long czxid, long owner) {
         io.coord.internal.ZkSession session = zk.sessions().current();
         CoordPath path = g.seat(node);
         if (session == null || session.id() != owner || session.state().isTerminal()) {
@@ -264,7 +264,7 @@ final class ZkDoubleBarrier implements DoubleBarrier {
         }
         long seq = Generation.parseSeat(node).orElseThrow(() -> new IllegalStateException("unexpected seat name " + path)).seq();
         NodeLease lease = new NodeLease(zk, session, new io.coord.FencingToken(czxid, path));
-        return new BarrierSeat(this, lease, g.number(), seq);
+        return new ZkBarrierSeat(this, lease, g.number(), seq);
     }
 
     /**

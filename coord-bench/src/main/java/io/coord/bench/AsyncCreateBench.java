@@ -3,7 +3,6 @@ package io.coord.bench;
 import io.coord.CoordClient;
 import io.coord.CoordPath;
 import io.coord.bench.BenchContext.Paired;
-import io.coord.internal.Zk;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -80,15 +79,15 @@ final class AsyncCreateBench implements Benchmark {
             }
             ZooKeeper setup = peers.get(0);
             Nodes.ensure(setup, ROOT);
-            List<Zk> zks = ours.stream().map(Zk::of).toList();
+            List<EscapeHatch> hatches = ours.stream().map(EscapeHatch::new).toList();
             AsyncCreates oursCreate = parentPath -> {
                 // as a recipe would: its parent validated once, each child name on every create
                 CoordPath parent = CoordPath.of(parentPath);
                 return (client, name, onResult) -> {
                     CoordPath path = parent.child(name);
-                    Zk zk = zks.get(client);
-                    zk.checkSize(path, VALUE.length);
-                    zk.call(path, () -> zk.curator().create()
+                    EscapeHatch hatch = hatches.get(client);
+                    hatch.checkSize(path, VALUE.length);
+                    hatch.call(path, () -> hatch.curator().create()
                             .inBackground((curator, event) -> onResult.accept(event.getResultCode()))
                             .forPath(path.value(), VALUE));
                 };

@@ -3,7 +3,6 @@ package io.coord.bench;
 import io.coord.CoordClient;
 import io.coord.CoordPath;
 import io.coord.bench.BenchContext.Paired;
-import io.coord.internal.Zk;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
@@ -17,8 +16,8 @@ import org.apache.zookeeper.ZooKeeper;
  * the floor under every recipe that takes something (a lock node) and gives it back.
  *
  * <p>Ours goes through a {@link CoordClient}: the path is validated as a {@link CoordPath}, the
- * value size is checked, and the calls run through Curator with Coord's error translation. The
- * peer is a raw ZooKeeper handle.
+ * value size is checked against the client's limit, and the calls run through Curator
+ * ({@link EscapeHatch}: only the public API). The peer is a raw ZooKeeper handle.
  */
 final class CreateDeleteBench implements Benchmark {
     static final String NAME = "limits.createDelete";
@@ -43,9 +42,9 @@ final class CreateDeleteBench implements Benchmark {
             String peerParent = "/bench/createDelete/peer";
             Nodes.ensure(raw, oursParent.value());
             Nodes.ensure(raw, peerParent);
-            Zk zk = Zk.of(client);
+            EscapeHatch hatch = new EscapeHatch(client);
             Paired<RoundResult> r = ctx.alternate(
-                    round -> ours(zk, client.curator(), oursParent, n),
+                    round -> ours(hatch, client.curator(), oursParent, n),
                     round -> peer(raw, peerParent, n));
             return List.of(
                     Figures.rate(NAME, "throughput", "pairs/s", r, Figures.RAW_ZOOKEEPER),
@@ -54,15 +53,15 @@ final class CreateDeleteBench implements Benchmark {
         }
     }
 
-    private static RoundResult ours(Zk zk, CuratorFramework curator, CoordPath parent, int n) throws InterruptedException {
+    private static RoundResult ours(EscapeHatch hatch, CuratorFramework curator, CoordPath parent, int n) throws InterruptedException {
         Latencies latencies = new Latencies(n);
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) {
             long t0 = System.nanoTime();
             CoordPath path = parent.child("n-" + i);
-            zk.checkSize(path, VALUE.length);
-            zk.call(path, () -> curator.create().forPath(path.value(), VALUE));
-            zk.call(path, () -> curator.delete().forPath(path.value()));
+            hatch.checkSize(path, VALUE.length);
+            hatch.call(path, () -> curator.create().forPath(path.value(), VALUE));
+            hatch.call(path, () -> curator.delete().forPath(path.value()));
             latencies.add(System.nanoTime() - t0);
         }
         return RoundResult.of(n, System.nanoTime() - start, latencies);

@@ -3,7 +3,6 @@ package io.coord.bench;
 import io.coord.CoordClient;
 import io.coord.CoordPath;
 import io.coord.bench.BenchContext.Paired;
-import io.coord.internal.Zk;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
@@ -16,8 +15,8 @@ import org.apache.zookeeper.ZooKeeper;
  * A read is answered by the server the client is connected to, without a quorum or a log sync:
  * the floor under every "look before you act" step of a recipe.
  *
- * <p>Ours reads through {@link CoordClient#curator()} with Coord's error translation; the peer
- * reads through a raw ZooKeeper handle. Both read the same node.
+ * <p>Ours reads through {@link CoordClient#curator()}, as a user of the public API would
+ * ({@link EscapeHatch}); the peer reads through a raw ZooKeeper handle. Both read the same node.
  */
 final class GetDataBench implements Benchmark {
     static final String NAME = "limits.getData";
@@ -47,9 +46,9 @@ final class GetDataBench implements Benchmark {
             } catch (KeeperException e) {
                 throw new IllegalStateException("could not create " + node + ": " + e.getMessage(), e);
             }
-            Zk zk = Zk.of(client);
+            EscapeHatch hatch = new EscapeHatch(client);
             Paired<RoundResult> r = ctx.alternate(
-                    round -> ours(zk, client.curator(), node, n),
+                    round -> ours(hatch, client.curator(), node, n),
                     round -> peer(raw, node.value(), n));
             return List.of(
                     Figures.p50(NAME, "latency.p50", r, Figures.RAW_ZOOKEEPER),
@@ -57,12 +56,12 @@ final class GetDataBench implements Benchmark {
         }
     }
 
-    private static RoundResult ours(Zk zk, CuratorFramework curator, CoordPath node, int n) throws InterruptedException {
+    private static RoundResult ours(EscapeHatch hatch, CuratorFramework curator, CoordPath node, int n) throws InterruptedException {
         Latencies latencies = new Latencies(n);
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) {
             long t0 = System.nanoTime();
-            byte[] data = zk.call(node, () -> curator.getData().forPath(node.value()));
+            byte[] data = hatch.call(node, () -> curator.getData().forPath(node.value()));
             if (data.length != VALUE.length) {
                 throw new IllegalStateException("read " + data.length + " bytes from " + node + ", expected " + VALUE.length);
             }

@@ -10,7 +10,7 @@ import io.coord.SessionExpiredException;
 import io.coord.ValueTooLargeException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.stream.Collectors;
@@ -25,10 +25,23 @@ import org.apache.zookeeper.Watcher;
 /**
  * What recipe modules need from a {@link CoordClient} beyond its public API: the Curator client,
  * the session tracker, Coord's own event executor, error translation with this client's
- * identity, and size checks. One per client; {@link #of} finds it.
+ * identity, and size checks. One per client, owned by it: {@link #of} reads the client's own
+ * field through {@link Access}, so nothing process-global holds a client or its {@code Zk}.
  */
 public final class Zk {
-    private static final Map<CoordClient, Zk> BY_CLIENT = new ConcurrentHashMap<>();
+    /**
+     * How {@link #of} reads a {@link CoordClient}'s own {@code Zk}, which the client keeps in a private
+     * field: a public accessor on {@code CoordClient} would put this internal type into its public API.
+     * {@code CoordClient} installs the one implementation when its class initializes; it holds no
+     * client, only the way to read one.
+     */
+    @FunctionalInterface
+    public interface Access {
+        /** {@code client}'s {@code Zk}, or null once the client is closed. */
+        Zk read(CoordClient client);
+    }
+
+    private static volatile Access access;
 
     private final CoordClient client;
     private final CuratorFramework curator;
@@ -55,21 +68,46 @@ public final class Zk {
                 : settings.credentials().stream().map(Credentials::principal).collect(Collectors.joining(", "));
     }
 
-    /** Registers the internals of a new client; called once by {@link CoordClient}. */
-    public static void register(CoordClient client, Zk zk) {
-        BY_CLIENT.put(client, zk);
+    /**
+     * Installs the one {@link Access}; called once, by {@link CoordClient}'s class initializer.
+     * A second call fails: nothing may replace how clients are read.
+     */
+    public static synchronized void installAccess(Access clients) {
+        Objects.requireNonNull(clients, "clients");
+        if (access != null) {
+            throw new IllegalStateException("Zk.Access is installed already (by CoordClient)");
+        }
+        access = clients;
     }
 
-    public static void unregister(CoordClient client) {
-        BY_CLIENT.remove(client);
-    }
-
+    /**
+     * The internals of {@code client}, read from the client itself.
+     *
+     * @throws IllegalStateException naming the client if it is closed
+     */
     public static Zk of(CoordClient client) {
-        Zk zk = BY_CLIENT.get(client);
+        Objects.requireNonNull(client, "client");
+        Zk zk = access().read(client);
         if (zk == null) {
             throw new IllegalStateException("CoordClient " + client + " is closed");
         }
         return zk;
+    }
+
+    private static Access access() {
+        Access installed = access;
+        if (installed != null) {
+            return installed;
+        }
+        // A CoordClient exists, so its class initializer has installed the access; a thread that got
+        // the client through a racy publication may not see that yet. Initializing the class (done
+        // already, so this only waits for it) makes the installation visible.
+        try {
+            Class.forName(CoordClient.class.getName(), true, CoordClient.class.getClassLoader());
+        } catch (ClassNotFoundException impossible) {
+            throw new AssertionError(impossible);
+        }
+        return Objects.requireNonNull(access, "Zk.Access not installed by CoordClient");
     }
 
     public CoordClient client() {
