@@ -179,7 +179,13 @@ public abstract class LeaseContract {
         events.await("onUncertain", e -> e.contains("uncertain"));
         proxy.accept();
 
-        Awaits.until("the lease to be ACQUIRED again", SOON, () -> held.lease().state() == LeaseState.ACQUIRED);
+        assertRestoredThenReleased(held, events, token, session, "");
+    }
+
+    /** UNCERTAIN was followed by a confirmation: ACQUIRED again, the same lease on the same session; then released. */
+    private void assertRestoredThenReleased(Held held, Recorder events, FencingToken token, long session, String after)
+            throws Exception {
+        Awaits.until("the lease to be ACQUIRED again" + after, SOON, () -> held.lease().state() == LeaseState.ACQUIRED);
         events.await("onRestored", e -> e.contains("restored"));
         assertEquals(List.of("uncertain", "restored"), events.list());
         assertEquals(token, held.lease().token(), "the same lease, the same token");
@@ -237,15 +243,7 @@ public abstract class LeaseContract {
         assertUncertainAfterTheStall(held.lease(), events, stalling.client());
         stalling.proxy().unfreeze();
 
-        Awaits.until("the lease to be ACQUIRED again after the stall", SOON, () -> held.lease().state() == LeaseState.ACQUIRED);
-        events.await("onRestored", e -> e.contains("restored"));
-        assertEquals(List.of("uncertain", "restored"), events.list());
-        assertEquals(token, held.lease().token(), "the same lease, the same token");
-        assertEquals(session, held.lease().session().id(), "the same session");
-        assertAcquired(held.lease());
-
-        held.release().release();
-        assertEnded(held.lease(), LeaseState.RELEASED, events, List.of("uncertain", "restored"));
+        assertRestoredThenReleased(held, events, token, session, " after the stall");
     }
 
     /**
