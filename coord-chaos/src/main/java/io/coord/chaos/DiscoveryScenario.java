@@ -178,6 +178,9 @@ final class DiscoveryScenario implements Scenario {
                 while (!stop.get() && w.isAlive()) {
                     int slot = (int) (n++ % PER_HOST);
                     boolean up = slots[slot] == null;
+                    if (!up) {
+                        holdDownsAfterANewSession(w);
+                    }
                     String id = up ? w.name() + "-s" + slot + "-c" + cycle[slot]++ : slots[slot];
                     History.Handle h = ctx.history().invoke(w.name(), up ? "up" : "down", id);
                     try {
@@ -217,6 +220,23 @@ final class DiscoveryScenario implements Scenario {
             } catch (RuntimeException e) {
                 stuck.incrementAndGet();
                 ctx.out().println("CHAOS-NOTE " + ctx.name() + " driver of " + w.name() + " failed: " + e);
+            }
+        }
+
+        /**
+         * After a host reports a new session (it was paused past its old one), its driver closes
+         * nothing until the checker's re-registration bound has passed: a close inside it excuses
+         * the instance from the 100 % re-registration check, and with every slot toggled within
+         * 2.5 s a short run's pauses could then have no victim left to judge.
+         */
+        private void holdDownsAfterANewSession(WorkerLink w) throws InterruptedException {
+            List<Long> sessions = newSessions.get(w.name());
+            if (sessions == null || sessions.isEmpty()) {
+                return;
+            }
+            long until = sessions.get(sessions.size() - 1) + Awaits.scaled(Duration.ofSeconds(2)).toNanos() + 3 * POLL.toNanos();
+            while (!stop.get() && System.nanoTime() < until) {
+                Thread.sleep(Math.max(1, Math.min(100, (until - System.nanoTime()) / 1_000_000)));
             }
         }
 
@@ -266,8 +286,19 @@ final class DiscoveryScenario implements Scenario {
             }
         }
 
+        /**
+         * The instances the ensemble holds: a {@code sync()} first, so the listing is not that of a
+         * follower lagging the quorum (under two busy threads on 2 cores one lagged by more than the
+         * 1.5 s phantom bound: a close acknowledged by the quorum still listed). What a discovery
+         * client on a lagging follower sees is docs/CHAOS.md's open finding, not this check.
+         */
         private Set<String> list() throws InterruptedException {
             try {
+                java.util.concurrent.CountDownLatch synced = new java.util.concurrent.CountDownLatch(1);
+                ctx.client().curator().sync().inBackground((c, e) -> synced.countDown()).forPath(DiscoveryWorker.INSTANCES);
+                if (!synced.await(Awaits.scaled(Duration.ofSeconds(5)).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException("no answer to sync " + DiscoveryWorker.INSTANCES);
+                }
                 return new HashSet<>(ctx.client().curator().getChildren().forPath(DiscoveryWorker.INSTANCES));
             } catch (KeeperException.NoNodeException e) {
                 return Set.of();
