@@ -294,10 +294,12 @@ final class DiscoveryScenario implements Scenario {
          */
         private Set<String> list() throws InterruptedException {
             try {
-                java.util.concurrent.CountDownLatch synced = new java.util.concurrent.CountDownLatch(1);
-                ctx.client().curator().sync().inBackground((c, e) -> synced.countDown()).forPath(DiscoveryWorker.INSTANCES);
-                if (!synced.await(Awaits.scaled(Duration.ofSeconds(5)).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                    throw new IllegalStateException("no answer to sync " + DiscoveryWorker.INSTANCES);
+                java.util.concurrent.CompletableFuture<Integer> synced = new java.util.concurrent.CompletableFuture<>();
+                ctx.client().curator().sync().inBackground((c, e) -> synced.complete(e.getResultCode())).forPath(DiscoveryWorker.INSTANCES);
+                int rc = synced.get(Awaits.scaled(Duration.ofSeconds(5)).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                if (rc != KeeperException.Code.OK.intValue() && rc != KeeperException.Code.NONODE.intValue()) {
+                    // an unsynced listing could be a lagging follower's: skip this poll, the next one counts
+                    throw new IllegalStateException("sync " + DiscoveryWorker.INSTANCES + " failed: " + KeeperException.Code.get(rc));
                 }
                 return new HashSet<>(ctx.client().curator().getChildren().forPath(DiscoveryWorker.INSTANCES));
             } catch (KeeperException.NoNodeException e) {
