@@ -16,7 +16,9 @@ import org.apache.zookeeper.ZooKeeper;
  * ({@code enforce.auth.schemes=sasl}) closes the session with {@code -124} on the first request.
  * Curator retries neither and reports neither at connect time.
  *
- * <p>The check is one {@code exists("/")} on the raw handle. The server handles a connection's
+ * <p>The check is one {@code exists("/")} on the raw handle, for a client Coord built sent as the
+ * handle's first request ({@link AuthProbe}: a server enforcing SASL answers only the first request
+ * with {@code -124}). The server handles a connection's
  * packets in order, so its answer comes after the answers to the auth packets: {@code AUTHFAILED}
  * or {@code SESSIONCLOSEDREQUIRESASLAUTH} mean rejected; anything the ACL or data can explain
  * ({@code OK}, {@code NONODE}, {@code NOAUTH}) means accepted.
@@ -26,13 +28,18 @@ final class AuthCheck {
     }
 
     /** Returns when the server has accepted this client; throws {@link AuthenticationException} if it refused it. */
-    static void confirmAccepted(CuratorFramework curator, String ensemble, String principals, long deadlineNanos)
+    static void confirmAccepted(CuratorFramework curator, AuthProbe probe, String ensemble, String principals, long deadlineNanos)
             throws InterruptedException {
         while (true) {
             ZooKeeper zk = handle(curator);
             throwIfRejected(zk, ensemble, principals);
-            CompletableFuture<Integer> answer = new CompletableFuture<>();
-            zk.exists("/", false, (rc, path, ctx, stat) -> answer.complete(rc), null);
+            // The handle's first request when we built the client (see AuthProbe); else one now.
+            CompletableFuture<Integer> answer = probe == null ? null : probe.answerFor(zk);
+            if (answer == null) {
+                CompletableFuture<Integer> own = new CompletableFuture<>();
+                zk.exists("/", false, (rc, path, ctx, stat) -> own.complete(rc), null);
+                answer = own;
+            }
             Code code = Code.get(await(answer, ensemble, deadlineNanos));
             switch (code) {
                 case OK, NONODE, NOAUTH -> {

@@ -43,6 +43,8 @@ public final class CoordClient implements AutoCloseable {
     private final CuratorFramework curator;
     private final CoordSettings settings;
     private final boolean owned;
+    /** Sends the authentication probe as each handle's first request; null for a wrapped client. */
+    private final AuthProbe authProbe;
     private final SessionTracker sessions;
     private final ExecutorService events;
     private final ExecutorService callbacks;
@@ -61,10 +63,12 @@ public final class CoordClient implements AutoCloseable {
         Zk.installAccess(client -> client.zk);
     }
 
-    private CoordClient(CuratorFramework curator, CoordSettings settings, boolean owned) {
+    /** {@code authProbe} is null for a wrapped client: Coord did not build its handles (and does not own it). */
+    private CoordClient(CuratorFramework curator, CoordSettings settings, AuthProbe authProbe) {
         this.curator = curator;
         this.settings = settings;
-        this.owned = owned;
+        this.authProbe = authProbe;
+        this.owned = authProbe != null;
         int id = CLIENT_IDS.incrementAndGet();
         this.events = EventThreads.newEventsExecutor("coord-events-" + id);
         this.callbacks = EventThreads.newCallbackExecutor("coord-callbacks-" + id);
@@ -107,8 +111,9 @@ public final class CoordClient implements AutoCloseable {
     public static CoordClient connect(CoordSettings settings) throws InterruptedException {
         Objects.requireNonNull(settings, "settings");
         long start = System.nanoTime(); // the timeout covers building and starting Curator too: it is the caller's bound
-        CuratorFramework curator = CuratorFactory.build(settings);
-        CoordClient client = new CoordClient(curator, settings, true);
+        AuthProbe probe = new AuthProbe();
+        CuratorFramework curator = CuratorFactory.build(settings, probe);
+        CoordClient client = new CoordClient(curator, settings, probe);
         boolean ok = false;
         try {
             curator.start();
@@ -161,7 +166,7 @@ public final class CoordClient implements AutoCloseable {
         if (ns != null && !ns.isEmpty()) {
             b.namespace(ns);
         }
-        CoordClient client = new CoordClient(curator, b.build(), false);
+        CoordClient client = new CoordClient(curator, b.build(), null);
         boolean ok = false;
         try {
             client.awaitFirstSession(client.settings.connectionTimeout(), System.nanoTime());
@@ -200,7 +205,7 @@ public final class CoordClient implements AutoCloseable {
                 throw new CoordTimeoutException(what + (diagnosis == null ? "" : diagnosis.summary()));
             }
         }
-        AuthCheck.confirmAccepted(curator, settings.connectString(), Zk.of(this).principals(), deadline);
+        AuthCheck.confirmAccepted(curator, authProbe, settings.connectString(), Zk.of(this).principals(), deadline);
         sessions.observeConnected(sessionIdNow());
         warnIfClamped();
     }

@@ -18,8 +18,10 @@ final class CuratorFactory {
     private CuratorFactory() {
     }
 
-    static CuratorFramework build(CoordSettings s) {
+    /** {@code probe} makes every new ZooKeeper handle's first request {@link AuthCheck}'s probe. */
+    static CuratorFramework build(CoordSettings s, AuthProbe probe) {
         CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
+                .zookeeperFactory(probe)
                 .connectString(s.connectString())
                 .sessionTimeoutMs((int) s.sessionTimeout().toMillis())
                 .connectionTimeoutMs((int) s.connectionTimeout().toMillis())

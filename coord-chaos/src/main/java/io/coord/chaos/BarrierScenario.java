@@ -74,6 +74,11 @@ final class BarrierScenario implements Scenario {
         return "barrier";
     }
 
+    @Override
+    public List<String> controls() {
+        return List.of("barrier-control");
+    }
+
     /** How much of everything one run does. */
     private record Volume(int rounds, int spurious, int flaps, Map<FaultKind, Integer> faults) {
         int faultCount() {

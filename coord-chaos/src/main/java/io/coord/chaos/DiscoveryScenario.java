@@ -46,6 +46,11 @@ final class DiscoveryScenario implements Scenario {
     }
 
     @Override
+    public List<String> controls() {
+        return List.of("discovery-control");
+    }
+
+    @Override
     public List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException {
         Profile p = run.profile();
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);

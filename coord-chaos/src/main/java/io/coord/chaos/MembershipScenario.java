@@ -47,6 +47,11 @@ final class MembershipScenario implements Scenario {
     }
 
     @Override
+    public List<String> controls() {
+        return List.of("membership-control");
+    }
+
+    @Override
     public List<ChaosResult> run(ChaosSuite.Run run) throws InterruptedException {
         Profile p = run.profile();
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);

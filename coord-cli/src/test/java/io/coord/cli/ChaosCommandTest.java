@@ -22,6 +22,14 @@ class ChaosCommandTest {
     }
 
     @Test
+    void aLongRunSplitsItsDurationOverEveryScenarioAndItsControl() {
+        // Every scenario has one control, which runs for as long as the scenario; a 30-minute run
+        // that split over the scenarios alone took 84 minutes.
+        assertEquals(16, ChaosCommand.shares(io.coord.chaos.Scenarios.names()));
+        assertEquals(2, ChaosCommand.shares(java.util.List.of("lock")));
+    }
+
+    @Test
     void anUnknownProfileIsAUsageErrorNamingItAndTheKnownOnes() {
         Cli.Result r = Cli.run("chaos", "--profile", "nightly", "--scenario", "lock");
         assertEquals(CoordCommand.USAGE, r.exitCode());
