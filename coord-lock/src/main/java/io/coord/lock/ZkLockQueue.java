@@ -298,4 +298,9 @@ final class ZkLockQueue {
     Zk zk() {
         return zk;
     }
+
+    /** The client's retry settings: how often the Curator view starts a wait again after its session ended. */
+    io.coord.RetrySettings retry() {
+        return zk.client().settings().retry();
+    }
 }

@@ -71,7 +71,7 @@ final class ZkReadWriteLock implements ReadWriteLock {
 
         Side(WaitRule.Type type) {
             this.type = type;
-            this.view = new ThreadView(queue.path(), type.label() + " lock", this::acquireNanos);
+            this.view = new ThreadView(queue.path(), type.label() + " lock", this::acquireNanos, queue.retry());
         }
 
         @Override
