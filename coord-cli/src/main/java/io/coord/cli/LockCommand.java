@@ -119,8 +119,8 @@ final class LockCommand implements Callable<Integer> {
     }
 
     @Command(name = "show", mixinStandardHelpOptions = true,
-            description = {"Shows one lock: each holder (node, session, token, held since, owner, pid, host) "
-                + "and the waiters in queue order."})
+            description = {"Shows one lock: each holder (node, session, token, held since, owner, pid, host), "
+                + "the waiters in queue order, and any foreign nodes (children no lock kind understands) by name."})
     static final class Show implements Callable<Integer> {
         @Mixin
         Connection connection;
@@ -145,6 +145,8 @@ final class LockCommand implements Callable<Integer> {
                 lock.holders().forEach(e -> holders.add(entry(e)));
                 ArrayNode waiters = o.putArray("waiters");
                 lock.waiters().forEach(e -> waiters.add(entry(e)));
+                ArrayNode foreign = o.putArray("foreign");
+                lock.foreign().forEach(foreign::add);
                 out.println(o);
             } else {
                 out.println("lock      " + lock.path());
@@ -158,6 +160,11 @@ final class LockCommand implements Callable<Integer> {
                 int i = 1;
                 for (LockInfo.Entry w : lock.waiters()) {
                     out.println(String.format("  %3d     ", i++) + line(w) + "  waiting " + age(w.queuedAt(), now));
+                }
+                if (!lock.foreign().isEmpty()) {
+                    out.println("foreign   " + lock.foreign().size() + " (no Coord or Curator lock node: every acquire here fails"
+                            + " until they are gone)");
+                    lock.foreign().forEach(f -> out.println("          " + f));
                 }
             }
             out.flush();

@@ -106,4 +106,21 @@ class LockCommandTest {
         Cli.Result ls = Cli.run("lock", "ls", "/locks/none", "--connect", server.connectString());
         assertTrue(ls.out().contains("no locks under /locks/none"), ls.out());
     }
+
+    @Test
+    void showListsForeignNodesByNameBesideCuratorsReadWriteNodes() throws Exception {
+        CoordPath rw = Locks.path("catalog", "foreign");
+        try (CoordClient client = client()) {
+            LockLease write = Locks.readWrite(client, rw).writeLock().acquire(Duration.ofSeconds(5));
+            client.curator().create().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL).forPath(rw.value() + "/write-0000000001");
+            Cli.Result show = Cli.run("lock", "show", rw.value(), "--connect", server.connectString(), "--namespace", "cli", "--json");
+            assertEquals(0, show.exitCode(), show.err());
+            JsonNode o = JSON.readTree(show.out());
+            assertEquals(write.node().value(), o.get("holders").get(0).get("node").asText());
+            assertEquals("write-0000000001", o.get("foreign").get(0).asText());
+            Cli.Result text = Cli.run("lock", "show", rw.value(), "--connect", server.connectString(), "--namespace", "cli");
+            assertTrue(text.out().contains("foreign   1") && text.out().contains("write-0000000001"), text.out());
+            write.close();
+        }
+    }
 }

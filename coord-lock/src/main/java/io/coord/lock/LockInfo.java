@@ -13,19 +13,26 @@ import java.util.Optional;
  * @param path    the lock node
  * @param holders nodes that hold (one for a lock or write; several readers or semaphore leases)
  * @param waiters nodes that wait, first in line first
+ * @param foreign children that are no lock node Coord understands (neither Coord's nor Curator's
+ *                lock, read-write lock or semaphore nodes: a typo'd child, another tool's node,
+ *                Coord's read-write layout before it took Curator's names), by name. While any
+ *                is there, every acquire on this path fails with
+ *                {@link io.coord.ForeignNodesException} naming them
  */
-public record LockInfo(CoordPath path, List<Entry> holders, List<Entry> waiters) {
+public record LockInfo(CoordPath path, List<Entry> holders, List<Entry> waiters, List<String> foreign) {
     public LockInfo {
         Objects.requireNonNull(path, "path");
         holders = List.copyOf(holders);
         waiters = List.copyOf(waiters);
+        foreign = List.copyOf(foreign);
     }
 
     /**
      * One node in the queue.
      *
      * @param node      the node's path
-     * @param type      {@code lock}, {@code read}, {@code write} or {@code lease}
+     * @param type      {@code lock}, {@code read}, {@code write} or {@code lease} (Curator's nodes of
+     *                  the same kinds included)
      * @param sessionId the session that owns the node
      * @param token     the node's czxid: the fencing token the holder uses
      * @param queuedAt  when the node was created (the server's clock)

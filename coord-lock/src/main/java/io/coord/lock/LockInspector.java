@@ -17,8 +17,8 @@ import org.apache.zookeeper.data.Stat;
 
 /**
  * Reads a lock's queue for people: each node's stat (session, czxid, ctime) and holder info, and
- * {@link WaitRule}'s verdict on who holds. Read-only; a node that vanishes while being read is
- * left out.
+ * {@link WaitRule}'s verdict on who holds, and the children no lock kind understands, by name.
+ * Read-only; a node that vanishes while being read is left out.
  */
 final class LockInspector {
     /** How many nodes {@link #list} visits before it asks for a narrower prefix. */
@@ -82,7 +82,7 @@ final class LockInspector {
             int slots = read.node.type() == WaitRule.Type.LEASE ? permits : 1;
             (WaitRule.holds(queue, read.node, slots) ? holders : waiters).add(read.entry(path));
         }
-        return new LockInfo(path, holders, waiters);
+        return new LockInfo(path, holders, waiters, WaitRule.foreign(children, EnumSet.allOf(WaitRule.Type.class)));
     }
 
     private record Read(WaitRule.Node node, Stat stat, HolderInfo info) {

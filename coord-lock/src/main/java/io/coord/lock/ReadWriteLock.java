@@ -15,6 +15,12 @@ import io.coord.CoordPath;
  * that queued behind it), then closes the write lease. A thread that holds the write lease may
  * also take the read lock directly (reentrant read under write; the Curator view does this too).
  *
+ * <p><b>Beside Curator.</b> The nodes are named and ordered as Curator 5.9's
+ * {@code InterProcessReadWriteLock} names and orders them ({@code __READ__}/{@code __WRIT__}), and
+ * Curator's nodes are read with Curator's meaning, so both libraries on one path exclude each
+ * other. The anchored read of a downgrade carries its write's sequence, as Curator's read under its
+ * own write does, so Curator writers queued behind the write stay behind the read too.
+ *
  * <p><b>Upgrade</b> (read to write) is refused with {@link IllegalStateException}: a reader that
  * waits for the write lock waits for itself, and two such readers deadlock each other. Close the
  * read lease first, then acquire the write lock (and re-check what you read).

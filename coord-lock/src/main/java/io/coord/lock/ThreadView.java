@@ -1,6 +1,8 @@
 package io.coord.lock;
 
 import io.coord.CoordPath;
+import io.coord.RetrySettings;
+import io.coord.SessionExpiredException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,7 +14,8 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * Curator's {@link InterProcessLock} contract over Coord leases: holds belong to threads and are
  * reentrant per thread (a count per thread, as InterProcessMutex keeps), while each hold is a real
  * {@link LockLease} with token and loss signal. Only the owning thread may release;
- * anyone else gets {@link IllegalMonitorStateException} saying who does own it.
+ * anyone else gets {@link IllegalMonitorStateException} saying who does own it. A waiter whose
+ * session ends starts again on the new session, as InterProcessMutex does.
  */
 final class ThreadView implements InterProcessLock {
     /** How the view gets a fresh lease: {@code timeoutNanos} < 0 waits until granted or interrupted. */
@@ -33,12 +36,14 @@ final class ThreadView implements InterProcessLock {
     private final CoordPath path;
     private final String what;
     private final Acquirer acquirer;
+    private final RetrySettings retry;
     private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
 
-    ThreadView(CoordPath path, String what, Acquirer acquirer) {
+    ThreadView(CoordPath path, String what, Acquirer acquirer, RetrySettings retry) {
         this.path = path;
         this.what = what;
         this.acquirer = acquirer;
+        this.retry = retry;
     }
 
     @Override
@@ -61,9 +66,33 @@ final class ThreadView implements InterProcessLock {
             hold.count++;
             return true;
         }
-        Optional<LockLease> lease = acquirer.acquire(timeoutNanos);
+        Optional<LockLease> lease = acquireAcrossSessions(timeoutNanos);
         lease.ifPresent(l -> holds.put(Thread.currentThread(), new Hold(l)));
         return lease.isPresent();
+    }
+
+    /**
+     * Curator's contract: when the waiter's session ends while it waits (its queued node is gone
+     * with it), InterProcessMutex's acquire starts again on the new session, as often as the
+     * client's retry policy allows (LockInternals.attemptLock). So does the view: with the client's
+     * retry settings, within the caller's timeout. Only waiting is retried; a hold is never
+     * re-taken behind the caller's back (a held lease that is lost stays LOST).
+     */
+    private Optional<LockLease> acquireAcrossSessions(long timeoutNanos) throws InterruptedException {
+        long start = System.nanoTime();
+        for (int retries = 0; ; retries++) {
+            long left = timeoutNanos < 0 ? -1 : Math.max(0, timeoutNanos - (System.nanoTime() - start));
+            try {
+                return acquirer.acquire(left);
+            } catch (SessionExpiredException e) {
+                long sleepNanos = Math.min(retry.maxSleep().toNanos(), retry.baseSleep().toNanos() << Math.min(retries, 20));
+                boolean inTime = timeoutNanos < 0 || System.nanoTime() + sleepNanos - start < timeoutNanos;
+                if (retries >= retry.maxRetries() || !inTime) {
+                    throw e;
+                }
+                TimeUnit.NANOSECONDS.sleep(sleepNanos);
+            }
+        }
     }
 
     @Override

@@ -14,16 +14,22 @@ import java.util.Set;
  * {@link ZkLockQueue} reads the children, asks here, and does what the answer says.
  *
  * <p>Names: Curator's protection prefix ({@code _c_<uuid>-}), then one of the {@link Type}
- * prefixes, then ZooKeeper's 10-digit sequence. A read node made under a write lease (reentrant
- * read, or a downgrade) is <em>anchored</em>: {@code read-at-<write sequence>-<sequence>}. It
- * queues at its write's place, not at the end, so writers that queued behind the write stay behind
- * the read that replaces it.
+ * prefixes, then a 10-digit sequence. The prefixes are Curator 5.9's own ({@code lock-} of
+ * InterProcessMutex, {@code __READ__}/{@code __WRIT__} of InterProcessReadWriteLock), so a fleet
+ * mixing Curator and Coord on one path queues in one order: Curator sorts Coord's nodes by the
+ * same sequence and reads them with the same meaning, and so does this rule with Curator's. A read
+ * made under a write lease (reentrant read, or a downgrade) is <em>anchored</em>, the way
+ * Curator's read under its own write is: a non-sequential node named with its write's sequence
+ * ({@code __READ__<write sequence>}). It queues at its write's place, not at the end, so writers
+ * that queued behind the write (Curator's too: they sort by that sequence) stay behind the read
+ * that replaces it.
  *
  * <p>Rules:
  * <ul>
  *   <li>lock, write: holds when first in the queue; otherwise watches its predecessor;
- *   <li>read: holds when no write is ahead (its own anchor excepted); otherwise watches the
- *       nearest write ahead. Readers queue behind waiting writers, so writers never starve;
+ *   <li>read: holds when no write is ahead (its own anchor, the write of the same sequence,
+ *       excepted); otherwise watches the nearest write ahead. Readers queue behind waiting
+ *       writers, so writers never starve;
  *   <li>lease (semaphore of {@code slots}): holds among the first {@code slots}; the first
  *       waiter watches every holder; later waiters watch their predecessor and treat it being
  *       stamped (its data written at grant) as a wake-up, because a predecessor that was granted
@@ -31,11 +37,21 @@ import java.util.Set;
  *   <li>only one waiter is woken per change (no herd), except readers behind one writer, who all
  *       become eligible at once.
  * </ul>
+ *
+ * <p>Children a family does not understand ({@link #foreign}) are never ignored by a decision:
+ * {@link ZkLockQueue} refuses to decide with them present, because whoever made them follows a
+ * rule this one cannot see.
  */
 final class WaitRule {
     /** The node kinds, each with its name prefix (kept here, in one place). */
     enum Type {
-        LOCK("lock-"), READ("read-"), WRITE("write-"), LEASE("lease-");
+        /** Curator's InterProcessMutex uses the same prefix. */
+        LOCK("lock-"),
+        /** Curator's InterProcessReadWriteLock names (both 8 characters, as its sorting needs). */
+        READ("__READ__"),
+        WRITE("__WRIT__"),
+        /** Coord's own: Curator's InterProcessSemaphoreV2 has another layout. */
+        LEASE("lease-");
 
         final String prefix;
 
@@ -48,17 +64,11 @@ final class WaitRule {
         }
     }
 
-    /** Prefix part of an anchored read: {@code read-at-0000000005-}. */
-    static final String ANCHOR = "at-";
     private static final String PROTECTION = "_c_";
     private static final int PROTECTION_LENGTH = 3 + 36 + 1;
 
-    /** One parsed child: its name, kind, sequence, and the write sequence it is anchored to (-1: none). */
-    record Node(String name, Type type, long sequence, long anchor) {
-        /** Its place in the queue: the anchor's sequence for an anchored read, else its own. */
-        long place() {
-            return anchor >= 0 ? anchor : sequence;
-        }
+    /** One parsed child: its name, kind and sequence (an anchored read carries its write's). */
+    record Node(String name, Type type, long sequence) {
     }
 
     enum Outcome {
@@ -91,13 +101,15 @@ final class WaitRule {
         }
     }
 
-    private static final Comparator<Node> ORDER =
-            Comparator.comparingLong(Node::place).thenComparingLong(Node::sequence);
+    /** By sequence; an anchored read right after the write of its sequence (so that write is first while it holds). */
+    private static final Comparator<Node> ORDER = Comparator.comparingLong(Node::sequence)
+            .thenComparingInt(n -> n.type() == Type.WRITE ? 0 : 1)
+            .thenComparing(Node::name);
 
     private WaitRule() {
     }
 
-    /** Parses one child name; empty if it is not a lock-family node (foreign nodes are ignored). */
+    /** Parses one child name; empty if it is not a lock-family node (see {@link #foreign}). */
     static Optional<Node> parse(String name) {
         long sequence = SequentialNodes.sequence(name);
         if (sequence < 0) {
@@ -108,21 +120,32 @@ final class WaitRule {
         String head = body.substring(0, body.length() - 10);
         for (Type type : Type.values()) {
             if (head.equals(type.prefix)) {
-                return Optional.of(new Node(name, type, sequence, -1));
-            }
-        }
-        if (head.startsWith(Type.READ.prefix + ANCHOR) && head.endsWith("-")) {
-            long anchor = SequentialNodes.sequence(head.substring(0, head.length() - 1));
-            if (anchor >= 0 && head.length() == Type.READ.prefix.length() + ANCHOR.length() + 10 + 1) {
-                return Optional.of(new Node(name, Type.READ, sequence, anchor));
+                return Optional.of(new Node(name, type, sequence));
             }
         }
         return Optional.empty();
     }
 
-    /** The prefix of a read node anchored to the write node with {@code writeSequence}. */
-    static String anchoredReadPrefix(long writeSequence) {
-        return Type.READ.prefix + ANCHOR + String.format(java.util.Locale.ROOT, "%010d", writeSequence) + "-";
+    /** The name (before protection) of a read anchored to the write node with {@code writeSequence}. */
+    static String anchoredReadName(long writeSequence) {
+        return Type.READ.prefix + String.format(java.util.Locale.ROOT, "%010d", writeSequence);
+    }
+
+    /**
+     * The children that are not nodes of {@code types}, by name: a typo'd child, another tool's
+     * node, another family's (a mutex node under a read-write lock), or Coord's earlier
+     * read-write layout ({@code read-}/{@code write-}, {@code read-at-}). Whoever made them waits
+     * by a rule this one cannot see.
+     */
+    static List<String> foreign(Collection<String> children, Set<Type> types) {
+        List<String> out = new ArrayList<>();
+        for (String child : children) {
+            if (parse(child).filter(n -> types.contains(n.type())).isEmpty()) {
+                out.add(child);
+            }
+        }
+        out.sort(Comparator.naturalOrder());
+        return out;
     }
 
     /** The children of {@code types}, in queue order (first in line first). */
@@ -154,10 +177,11 @@ final class WaitRule {
 
     /**
      * Decides for the node named {@code ours}. {@code slots} is the semaphore's permits (1 for
-     * every other kind). {@code requireAnchor}: an anchored read is only valid while its write is
-     * there (true when acquiring; false when inspecting a lock after a downgrade finished).
+     * every other kind). {@code anchor}: the sequence of the write an anchored read of ours was
+     * made under, which must still be there (the read is only valid while its write holds), or -1
+     * (not anchored, or inspecting a lock after a downgrade finished).
      */
-    static Decision decide(List<Node> queue, String ours, int slots, boolean requireAnchor) {
+    static Decision decide(List<Node> queue, String ours, int slots, long anchor) {
         if (slots < 1) {
             throw new IllegalArgumentException("slots must be >= 1, got " + slots);
         }
@@ -168,25 +192,26 @@ final class WaitRule {
         Node me = queue.get(at);
         return switch (me.type()) {
             case LOCK, WRITE -> at == 0 ? Decision.of(Outcome.GRANTED) : waitFor(queue.get(at - 1), false);
-            case READ -> decideRead(queue, at, me, requireAnchor);
+            case READ -> decideRead(queue, at, me, anchor);
             case LEASE -> decideLease(queue, at, slots);
         };
     }
 
     /** Whether {@code node} holds in {@code queue} (inspection: anchors need not be present). */
     static boolean holds(List<Node> queue, Node node, int slots) {
-        return decide(queue, node.name(), slots, false).outcome() == Outcome.GRANTED;
+        return decide(queue, node.name(), slots, -1).outcome() == Outcome.GRANTED;
     }
 
-    private static Decision decideRead(List<Node> queue, int at, Node me, boolean requireAnchor) {
-        if (me.anchor() >= 0 && requireAnchor
-                && queue.stream().noneMatch(n -> n.type() == Type.WRITE && n.sequence() == me.anchor())) {
+    private static Decision decideRead(List<Node> queue, int at, Node me, long anchor) {
+        if (anchor >= 0 && queue.stream().noneMatch(n -> n.type() == Type.WRITE && n.sequence() == anchor)) {
             return Decision.of(Outcome.ANCHOR_MISSING);
         }
         Node blocking = null;
         for (int i = 0; i < at; i++) {
             Node n = queue.get(i);
-            if (n.type() == Type.WRITE && n.sequence() != me.anchor()) {
+            // A write of the read's own sequence is its anchor (sequences are unique otherwise):
+            // Curator's read under its own write is named the same way and held the same way.
+            if (n.type() == Type.WRITE && n.sequence() != me.sequence()) {
                 blocking = n;
             }
         }

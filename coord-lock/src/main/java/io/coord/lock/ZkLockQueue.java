@@ -4,6 +4,7 @@ import io.coord.ConnectionLostException;
 import io.coord.CoordClient;
 import io.coord.CoordException;
 import io.coord.CoordPath;
+import io.coord.ForeignNodesException;
 import io.coord.LeaseState;
 import io.coord.LockLostException;
 import io.coord.SessionExpiredException;
@@ -31,10 +32,18 @@ import org.slf4j.LoggerFactory;
 final class ZkLockQueue {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLockQueue.class);
 
-    /** What to queue: the node kind, its name prefix, the kinds that share its queue, and the slots (permits). */
-    record Request(WaitRule.Type type, String prefix, Set<WaitRule.Type> family, int slots, Integer permits) {
+    /**
+     * What to queue: the node kind, its name prefix, the kinds that share its queue, the slots
+     * (permits), and for an anchored read the sequence of its write (-1: none; the node is then
+     * sequential, an anchored read's name is whole already).
+     */
+    record Request(WaitRule.Type type, String prefix, Set<WaitRule.Type> family, int slots, Integer permits, long anchor) {
         static Request of(WaitRule.Type type, Set<WaitRule.Type> family) {
-            return new Request(type, type.prefix, family, 1, null);
+            return new Request(type, type.prefix, family, 1, null, -1);
+        }
+
+        static Request anchoredRead(long writeSequence, Set<WaitRule.Type> family) {
+            return new Request(WaitRule.Type.READ, WaitRule.anchoredReadName(writeSequence), family, 1, null, writeSequence);
         }
     }
 
@@ -74,7 +83,8 @@ final class ZkLockQueue {
         long deadline = forever ? 0 : start + timeoutNanos;
         String owner = options.ownerName() != null ? options.ownerName() : Thread.currentThread().getName();
         HolderInfo info = HolderInfo.of(owner, request.type(), request.permits());
-        LeaseNodes.Created created = LeaseNodes.create(zk, path, request.prefix(), encoded(info, request.type()), true);
+        LeaseNodes.Created created = LeaseNodes.create(zk, path, request.prefix(), encoded(info, request.type()),
+                request.anchor() < 0);
         // The lease starts now, while we queue: its own-node watch goes out in the background beside
         // the first read, so neither an uncontended grant nor a handoff waits for (or pays) it.
         NodeLease lease = LeaseNodes.lease(zk, created);
@@ -89,7 +99,7 @@ final class ZkLockQueue {
             List<WaitRule.Node> queue = read(request, created);
             boolean waited = false;
             while (true) {
-                WaitRule.Decision d = WaitRule.decide(queue, ours, request.slots(), true);
+                WaitRule.Decision d = WaitRule.decide(queue, ours, request.slots(), request.anchor());
                 switch (d.outcome()) {
                     case GRANTED -> {
                         Holding holding = grant(request, created, lease, info, d.stampOnGrant() || (waited && request.slots() > 1));
@@ -113,7 +123,7 @@ final class ZkLockQueue {
                 switch (signal.kind()) {
                     case GONE -> {
                         List<WaitRule.Node> reduced = WaitRule.without(queue, signal.nodes());
-                        boolean grantedNow = WaitRule.decide(reduced, ours, request.slots(), true).outcome()
+                        boolean grantedNow = WaitRule.decide(reduced, ours, request.slots(), request.anchor()).outcome()
                                 == WaitRule.Outcome.GRANTED;
                         queue = grantedNow && WaitRule.grantSafeWithoutReread(request.type()) ? reduced : read(request, created);
                     }
@@ -172,7 +182,33 @@ final class ZkLockQueue {
             throw new TooManyChildrenException("lock " + path + " has " + children.size() + " nodes, over its maxQueueLength of "
                     + options.maxQueueLength() + "; our node " + created.token().node() + " was removed");
         }
-        return WaitRule.queue(children, request.family());
+        List<WaitRule.Node> queue = WaitRule.queue(children, request.family());
+        if (queue.size() != children.size()) {
+            // Never ignored: a node we cannot read may be a holder by a rule we cannot see.
+            throw foreignNodes(request.type(), WaitRule.foreign(children, request.family()), created);
+        }
+        return queue;
+    }
+
+    /** The refusal to decide beside nodes whose rule we cannot see; names them and what to do. */
+    private ForeignNodesException foreignNodes(WaitRule.Type type, List<String> foreign, LeaseNodes.Created created) {
+        String understood = switch (type) {
+            case LOCK -> "mutex nodes (lock-, Coord's and Curator InterProcessMutex's)";
+            case READ, WRITE -> "read-write lock nodes (__READ__/__WRIT__, Coord's and Curator InterProcessReadWriteLock's)";
+            case LEASE -> "Coord semaphore nodes (lease-; Curator's InterProcessSemaphoreV2 keeps leases/ and locks/ instead and"
+                    + " cannot share a path with it)";
+        };
+        boolean oldLayout = foreign.stream().anyMatch(n -> n.matches("(_c_[0-9a-f-]{36}-)?(read-|write-).*"));
+        int shown = Math.min(foreign.size(), 10);
+        String names = String.join(", ", foreign.subList(0, shown)) + (shown < foreign.size() ? ", ... (" + foreign.size() + " in all)" : "");
+        return new ForeignNodesException(path + " holds " + foreign.size() + " node(s) that are not " + understood + ": " + names
+                + ". Whoever made them waits by a rule Coord cannot see, so Coord will not decide who holds; our node "
+                + created.token().node().name() + " was removed. "
+                + (oldLayout ? "read-/write- nodes are Coord's read-write layout before it took Curator's names: finish the"
+                        + " upgrade (stop the older clients on this path) or give the new clients another path. "
+                        : "")
+                + "Remove the nodes if they are stale, or give this lock a path of its own (see coord lock show " + path + ")",
+                path, foreign);
     }
 
     private RuntimeException missing(LeaseNodes.Created created) {
@@ -261,5 +297,10 @@ final class ZkLockQueue {
 
     Zk zk() {
         return zk;
+    }
+
+    /** The client's retry settings: how often the Curator view starts a wait again after its session ended. */
+    io.coord.RetrySettings retry() {
+        return zk.client().settings().retry();
     }
 }

@@ -8,9 +8,11 @@ import java.util.Set;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 
 /**
- * {@code read-} and {@code write-} nodes in one queue. A read taken under the same thread's write,
- * and a downgrade, make an anchored read ({@code read-at-<write sequence>-}) that queues at the
- * write's place.
+ * {@code __READ__} and {@code __WRIT__} nodes in one queue, named as Curator's
+ * InterProcessReadWriteLock names them so that both libraries on one path exclude each other. A
+ * read taken under the same thread's write, and a downgrade, make an anchored read (a
+ * non-sequential {@code __READ__<write sequence>}, like Curator's read under its own write) that
+ * queues at the write's place for Coord and Curator waiters alike.
  */
 final class ZkReadWriteLock implements ReadWriteLock {
     private static final Set<WaitRule.Type> FAMILY = Set.of(WaitRule.Type.READ, WaitRule.Type.WRITE);
@@ -55,8 +57,7 @@ final class ZkReadWriteLock implements ReadWriteLock {
 
     private LockLease anchoredRead(Holding writeHolding) throws InterruptedException {
         writeHolding.lease.checkValid();
-        String prefix = WaitRule.anchoredReadPrefix(writeHolding.sequence());
-        ZkLockQueue.Request request = new ZkLockQueue.Request(WaitRule.Type.READ, prefix, FAMILY, 1, null);
+        ZkLockQueue.Request request = ZkLockQueue.Request.anchoredRead(writeHolding.sequence(), FAMILY);
         // Nothing is ahead of a held write, so the anchored read is granted at once or not at all.
         Holding holding = queue.acquire(request, 0).orElseThrow(() -> new LockLostException("a read of " + queue.path()
                 + " under write lease " + writeHolding.lease.token() + " was not granted: the write lease is no longer held"));
@@ -70,7 +71,7 @@ final class ZkReadWriteLock implements ReadWriteLock {
 
         Side(WaitRule.Type type) {
             this.type = type;
-            this.view = new ThreadView(queue.path(), type.label() + " lock", this::acquireNanos);
+            this.view = new ThreadView(queue.path(), type.label() + " lock", this::acquireNanos, queue.retry());
         }
 
         @Override

@@ -19,7 +19,7 @@ final class ZkSemaphore implements Semaphore {
         this.queue = queue;
         this.permits = permits;
         this.request = new ZkLockQueue.Request(WaitRule.Type.LEASE, WaitRule.Type.LEASE.prefix, Set.of(WaitRule.Type.LEASE),
-                permits, permits);
+                permits, permits, -1);
     }
 
     @Override

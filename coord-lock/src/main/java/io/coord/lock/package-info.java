@@ -29,12 +29,29 @@
  *                                               a semaphore's holds {"permits":N}, recorded by the
  *                                               first acquire, compared by every later one
  *     _c_{uuid}-lock-0000000007                 mutex node: ephemeral, sequential, protected
- *     _c_{uuid}-write-0000000008 / -read-…      read-write lock nodes, one queue
- *     _c_{uuid}-read-at-0000000008-0000000011   read taken under write 8 (downgrade): queues at 8
+ *     _c_{uuid}-__WRIT__0000000008 / -__READ__… read-write lock nodes, one queue
+ *     _c_{uuid}-__READ__0000000008              read taken under write 8 (downgrade): not
+ *                                               sequential, named with the write's sequence, so
+ *                                               it queues at 8
  *     _c_{uuid}-lease-0000000009                semaphore nodes
  * </pre>
  * Each node holds JSON for inspection: host, pid, owner (thread or given name), kind, permits,
  * and — once held for a second, or at grant for a semaphore with waiters — the grant time.
+ *
+ * <h2>Beside Curator on one path</h2>
+ * The mutex and read-write lock nodes are named, ordered and decided exactly as Curator 5.9's
+ * {@code InterProcessMutex} and {@code InterProcessReadWriteLock} do ({@code lock-},
+ * {@code __WRIT__}, {@code __READ__}; a read under a write carries the write's sequence, as
+ * Curator's does), so a fleet mixing both libraries on one path excludes correctly throughout a
+ * rolling deploy (docs/MIGRATING.md). A child of a lock's path that is no node of its kind — a
+ * typo'd child, another tool's node, another kind of lock, Coord's earlier read-write layout
+ * ({@code read-}/{@code write-}) — is never ignored: every acquire fails with
+ * {@link io.coord.ForeignNodesException} naming the path and the nodes (our node removed), and
+ * {@link io.coord.lock.Locks#inspect} lists them in {@link io.coord.lock.LockInfo#foreign()}.
+ * Coord's semaphore does not interoperate with {@code InterProcessSemaphoreV2} (whose layout is
+ * {@code leases/} and {@code locks/} children): with Curator there first Coord refuses as above,
+ * but a Curator client joining a path where Coord is first sees nothing, so a semaphore moves to a
+ * new path when migrating.
  *
  * <h2>Failure semantics</h2>
  * <ul>

@@ -205,4 +205,43 @@ class CuratorViewIT {
         view.release(); // balances the first acquire: the lost lease is closed, nothing else happens
         assertFalse(view.isAcquiredInThisProcess());
     }
+
+    /**
+     * Issue 16: InterProcessMutex.acquire() starts again on the new session when the waiter's
+     * session ends while it waits (LockInternals.attemptLock retries within the retry policy), and
+     * code written for Curator relies on it. The view does the same; the native API keeps failing
+     * with SessionExpiredException, as documented.
+     */
+    @Test
+    @org.junit.jupiter.api.Tag("fault")
+    void aWaiterWhoseSessionExpiresQueuesAgainOnTheNewSessionAndAcquiresLikeInterProcessMutex() throws Exception {
+        CoordClient holder = SERVER.newClient();
+        CoordClient waiter = SERVER.newClient();
+        LockLease held = Locks.mutex(holder, LOCK).acquire(java.time.Duration.ofSeconds(5));
+        DistributedLock lock = Locks.mutex(waiter, LOCK);
+        InterProcessLock view = lock.asInterProcessLock();
+        CompletableFuture<Long> waited = CompletableFuture.supplyAsync(() -> {
+            try {
+                if (!view.acquire(30, TimeUnit.SECONDS)) {
+                    return -1L;
+                }
+                long session = lock.heldByCurrentThread().orElseThrow().session().id();
+                view.release();
+                return session;
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        }, other);
+        LockTesting.await("the view's waiter queued", java.time.Duration.ofSeconds(10),
+                () -> LockTesting.inspect(holder, LOCK).waiters().size() == 1);
+        long expired = LockTesting.expire(waiter, SERVER);
+        LockTesting.await("the waiter queued again on its new session", java.time.Duration.ofSeconds(20), () -> {
+            java.util.List<LockInfo.Entry> waiters = LockTesting.inspect(holder, LOCK).waiters();
+            return waiters.size() == 1 && waiters.get(0).sessionId() != expired;
+        });
+        assertFalse(waited.isDone(), "still waiting: the holder holds");
+        held.close();
+        long session = waited.get(20, TimeUnit.SECONDS);
+        assertTrue(session != expired && session != -1L, "acquired on the new session, got " + session);
+    }
 }

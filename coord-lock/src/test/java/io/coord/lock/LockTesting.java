@@ -27,6 +27,16 @@ final class LockTesting {
         }
     }
 
+    /** Asserts that {@code f} is still running after a short look (300 ms): it waits, as it must. */
+    static void assertPending(java.util.concurrent.Future<?> f, String what) throws Exception {
+        try {
+            f.get(300, java.util.concurrent.TimeUnit.MILLISECONDS);
+            throw new AssertionError(what + " completed but must still wait");
+        } catch (java.util.concurrent.TimeoutException expected) {
+            // still waiting
+        }
+    }
+
     /** A bounded wait (scaled by coord-test's timing factor) that fails naming {@code what}. */
     static void await(String what, Duration budget, BooleanSupplier condition) {
         Awaits.until(what, budget, condition);

@@ -19,7 +19,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.junit.jupiter.api.AfterEach;
@@ -43,15 +42,6 @@ class ReadWriteLockIT {
 
     private ReadWriteLock rw() {
         return Locks.readWrite(SERVER.newClient(), LOCK);
-    }
-
-    private static void assertPending(Future<?> f, String what) throws Exception {
-        try {
-            f.get(300, TimeUnit.MILLISECONDS);
-            throw new AssertionError(what + " completed but must still wait");
-        } catch (TimeoutException expected) {
-            // still waiting
-        }
     }
 
     @Test
@@ -113,10 +103,10 @@ class ReadWriteLockIT {
         ReadWriteLock lateReader = rw();
         assertTrue(lateReader.readLock().tryAcquire(Duration.ofMillis(300)).isEmpty(), "no reader overtakes a waiting writer");
         Future<LockLease> reader = pool.submit(() -> lateReader.readLock().acquire(WAIT));
-        assertPending(reader, "the late reader");
+        LockTesting.assertPending(reader, "the late reader");
         firstRead.close();
         LockLease w = writer.get(10, TimeUnit.SECONDS);
-        assertPending(reader, "the late reader while the writer holds");
+        LockTesting.assertPending(reader, "the late reader while the writer holds");
         w.close();
         reader.get(10, TimeUnit.SECONDS).close();
     }
@@ -136,7 +126,7 @@ class ReadWriteLockIT {
         assertEquals(LeaseState.RELEASED, write.state());
         assertEquals(LeaseState.ACQUIRED, read.state());
         assertTrue(read.token().isNewerThan(write.token()));
-        assertPending(queuedWriter, "the queued writer after the downgrade");
+        LockTesting.assertPending(queuedWriter, "the queued writer after the downgrade");
         LockInfo info = LockTesting.inspect(observer, LOCK);
         assertEquals(List.of(read.node()), info.holders().stream().map(LockInfo.Entry::node).toList(), "the read holds alone");
         assertEquals("write", info.waiters().get(0).type());
@@ -189,7 +179,7 @@ class ReadWriteLockIT {
         ReadWriteLock other = rw();
         Future<LockLease> queuedWriter = pool.submit(() -> other.writeLock().acquire(WAIT));
         writeView.release();
-        assertPending(queuedWriter, "a writer while the downgraded reader holds");
+        LockTesting.assertPending(queuedWriter, "a writer while the downgraded reader holds");
         assertTrue(lock.readLock().heldByCurrentThread().orElseThrow().state() == LeaseState.ACQUIRED);
         readView.release();
         queuedWriter.get(10, TimeUnit.SECONDS).close();

@@ -28,15 +28,16 @@ class WaitRuleTest {
     }
 
     private static String read(long seq) {
-        return protectedName("read-", seq);
+        return protectedName("__READ__", seq);
     }
 
     private static String write(long seq) {
-        return protectedName("write-", seq);
+        return protectedName("__WRIT__", seq);
     }
 
-    private static String anchored(long anchor, long seq) {
-        return protectedName(WaitRule.anchoredReadPrefix(anchor), seq);
+    /** A read made under write {@code anchor}: non-sequential, named with the write's sequence (as Curator does). */
+    private static String anchored(long anchor) {
+        return "_c_" + UUID.replace('3', '9') + "-" + WaitRule.anchoredReadName(anchor);
     }
 
     private static String lease(long seq) {
@@ -44,19 +45,41 @@ class WaitRuleTest {
     }
 
     private static Decision decide(List<String> children, Set<Type> family, String ours, int slots) {
-        return WaitRule.decide(WaitRule.queue(children, family), ours, slots, true);
+        return WaitRule.decide(WaitRule.queue(children, family), ours, slots, -1);
+    }
+
+    private static Decision decideAnchored(List<String> children, String ours, long anchor) {
+        return WaitRule.decide(WaitRule.queue(children, RW), ours, 1, anchor);
     }
 
     @Test
-    void parsesProtectedAndPlainNamesAndIgnoresForeignOnes() {
-        assertEquals(new WaitRule.Node(lock(7), Type.LOCK, 7, -1), WaitRule.parse(lock(7)).orElseThrow());
-        assertEquals(Type.WRITE, WaitRule.parse("write-0000000003").orElseThrow().type());
-        assertEquals(new WaitRule.Node(anchored(5, 9), Type.READ, 9, 5), WaitRule.parse(anchored(5, 9)).orElseThrow());
+    void parsesProtectedAndPlainNamesWithCuratorsPrefixesAndNothingElse() {
+        assertEquals(new WaitRule.Node(lock(7), Type.LOCK, 7), WaitRule.parse(lock(7)).orElseThrow());
+        assertEquals(Type.WRITE, WaitRule.parse("__WRIT__0000000003").orElseThrow().type());
+        assertEquals(new WaitRule.Node(anchored(5), Type.READ, 5), WaitRule.parse(anchored(5)).orElseThrow());
+        assertEquals(Type.READ, WaitRule.parse("_c_" + UUID + "-__READ__0000000001").orElseThrow().type(),
+                "Curator's read-write names are ours");
         assertTrue(WaitRule.parse("lock-").isEmpty(), "no sequence");
-        assertTrue(WaitRule.parse("_c_" + UUID + "-__READ__0000000001").isEmpty(), "Curator's read-write names are not ours");
         assertTrue(WaitRule.parse("locker-0000000001").isEmpty(), "a prefix is matched whole, not as a substring");
-        assertTrue(WaitRule.parse("read-at-12-0000000001").isEmpty(), "a malformed anchor is not an anchor");
+        assertTrue(WaitRule.parse(protectedName("read-", 1)).isEmpty(), "Coord's old read-write layout is not understood");
+        assertTrue(WaitRule.parse(protectedName("write-", 1)).isEmpty());
+        assertTrue(WaitRule.parse(protectedName("read-at-0000000001-", 2)).isEmpty());
         assertTrue(WaitRule.parse("lock--2147483648").isEmpty(), "a wrapped sequence is not a sequence");
+    }
+
+    @Test
+    void foreignChildrenAreNamedPerFamily() {
+        List<String> children = List.of(read(1), write(2), lock(3), "typo", protectedName("write-", 4));
+        assertEquals(List.of(lock(3), protectedName("write-", 4), "typo"), WaitRule.foreign(children, RW), "by name");
+        assertEquals(List.of(), WaitRule.foreign(List.of(read(1), anchored(1), write(1)), RW));
+        assertEquals(List.of(read(1), write(2), protectedName("write-", 4), "typo"), WaitRule.foreign(children, Set.of(Type.LOCK)));
+    }
+
+    @Test
+    void queueOrderIsCuratorsSequenceOrderWithAnAnchoredReadRightAfterItsWrite() {
+        List<String> children = List.of(write(7), anchored(5), read(6), write(5));
+        assertEquals(List.of(write(5), anchored(5), read(6), write(7)),
+                WaitRule.queue(children, RW).stream().map(WaitRule.Node::name).toList());
     }
 
     @Test
@@ -106,14 +129,16 @@ class WaitRuleTest {
     @Test
     void anAnchoredReadQueuesAtItsWritesPlaceAheadOfWritersThatQueuedBehindIt() {
         // We hold write 5; writer 6 waits; we take a read under our write (downgrade), then close write 5.
-        List<String> during = List.of(write(5), write(6), anchored(5, 7));
-        assertEquals(Outcome.GRANTED, decide(during, RW, anchored(5, 7), 1).outcome(), "not blocked by its own write");
-        assertEquals(List.of(anchored(5, 7)), decide(during, RW, write(6), 1).watch(),
+        List<String> during = List.of(write(5), write(6), anchored(5));
+        assertEquals(Outcome.GRANTED, decideAnchored(during, anchored(5), 5).outcome(), "not blocked by its own write");
+        assertEquals(List.of(anchored(5)), decide(during, RW, write(6), 1).watch(),
                 "the waiting writer now sits behind the anchored read, which sorts at place 5");
-        List<String> after = List.of(write(6), anchored(5, 7));
+        List<String> after = List.of(write(6), anchored(5));
         Decision w6 = decide(after, RW, write(6), 1);
         assertEquals(Outcome.WAIT, w6.outcome(), "the writer stays behind the downgraded reader");
-        assertEquals(List.of(anchored(5, 7)), w6.watch());
+        assertEquals(List.of(anchored(5)), w6.watch());
+        assertEquals(List.of(write(5)), decide(List.of(write(5), anchored(5), read(8)), RW, read(8), 1).watch(),
+                "another reader still waits for the write itself");
         assertFalse(WaitRule.grantSafeWithoutReread(Type.WRITE), "an anchored read can appear ahead of a writer");
         assertTrue(WaitRule.grantSafeWithoutReread(Type.LOCK));
         assertTrue(WaitRule.grantSafeWithoutReread(Type.READ));
@@ -122,8 +147,8 @@ class WaitRuleTest {
 
     @Test
     void anAnchoredReadWhoseWriteIsGoneIsNotGrantedButInspectionStillCountsAFinishedDowngrade() {
-        List<String> children = List.of(write(6), anchored(5, 7));
-        assertEquals(Outcome.ANCHOR_MISSING, decide(children, RW, anchored(5, 7), 1).outcome());
+        List<String> children = List.of(write(6), anchored(5));
+        assertEquals(Outcome.ANCHOR_MISSING, decideAnchored(children, anchored(5), 5).outcome());
         List<WaitRule.Node> queue = WaitRule.queue(children, RW);
         assertTrue(WaitRule.holds(queue, queue.get(0), 1), "the downgraded read holds");
         assertFalse(WaitRule.holds(queue, queue.get(1), 1), "the writer behind it does not");
@@ -131,8 +156,8 @@ class WaitRuleTest {
 
     @Test
     void anAnchoredReadIsStillBlockedByAnotherWriteAhead() {
-        List<String> children = List.of(write(2), write(5), anchored(5, 7));
-        Decision d = decide(children, RW, anchored(5, 7), 1);
+        List<String> children = List.of(write(2), write(5), anchored(5));
+        Decision d = decideAnchored(children, anchored(5), 5);
         assertEquals(List.of(write(2)), d.watch());
     }
 
@@ -173,7 +198,7 @@ class WaitRuleTest {
         List<String> before = List.of(lease(1), lease(2), lease(3), lease(4));
         assertTrue(decide(before, f, lease(3), 2).watch().contains(lease(2)), "the first waiter hears holder 2 leave");
         List<WaitRule.Node> reduced = WaitRule.without(WaitRule.queue(before, f), Set.of(lease(2)));
-        assertEquals(Outcome.GRANTED, WaitRule.decide(reduced, lease(3), 2, true).outcome());
+        assertEquals(Outcome.GRANTED, WaitRule.decide(reduced, lease(3), 2, -1).outcome());
     }
 
     @Test
@@ -195,7 +220,7 @@ class WaitRuleTest {
             boolean writeHolds = false;
             for (int i = 0; i < queue.size(); i++) {
                 WaitRule.Node n = queue.get(i);
-                Decision d = WaitRule.decide(queue, n.name(), 1, true);
+                Decision d = WaitRule.decide(queue, n.name(), 1, -1);
                 if (d.outcome() == Outcome.GRANTED) {
                     holders++;
                     writeHolds |= n.type() == Type.WRITE;
@@ -216,7 +241,7 @@ class WaitRuleTest {
 
     @Test
     void decisionsRejectNonsense() {
-        assertThrows(IllegalArgumentException.class, () -> WaitRule.decide(List.of(), lock(1), 0, true));
+        assertThrows(IllegalArgumentException.class, () -> WaitRule.decide(List.of(), lock(1), 0, -1));
         assertThrows(IllegalArgumentException.class,
                 () -> new Decision(Outcome.WAIT, List.of(), false, false), "a wait with nothing to watch");
     }
