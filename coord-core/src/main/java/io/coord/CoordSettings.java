@@ -29,7 +29,8 @@ import java.util.function.LongSupplier;
  *                          negotiated session timeout makes every lease UNCERTAIN until confirmed;
  *                          0 turns the monitor off
  * @param ticker            the monotonic clock, in nanoseconds, on which the client measures its own
- *                          stalls: {@link System#nanoTime()} unless a test sets another, see
+ *                          stalls and a new lease's grace before its own-node watch:
+ *                          {@link System#nanoTime()} unless a test sets another, see
  *                          {@link Builder#ticker}
  */
 public record CoordSettings(String connectString, String namespace, Duration sessionTimeout,
@@ -246,8 +247,9 @@ public record CoordSettings(String connectString, String namespace, Duration ses
          * For tests: the monotonic clock (nanoseconds, {@link System#nanoTime()}'s meaning: only
          * differences count, never backwards) on which the client measures its own stalls. A clock
          * that jumps forward by more than {@code stallFraction} of the negotiated session timeout
-         * makes the client see a stall, as a long GC pause would, without stopping the JVM. Leave
-         * it unset outside tests.
+         * makes the client see a stall, as a long GC pause would, without stopping the JVM. The
+         * same clock says when a new lease has outlived the short grace after which it sends its
+         * own-node watch. Leave it unset outside tests.
          */
         public Builder ticker(LongSupplier value) {
             once("ticker");

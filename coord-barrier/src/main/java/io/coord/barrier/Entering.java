@@ -13,6 +13,7 @@ import io.coord.barrier.BarrierStore.Root;
 import io.coord.barrier.BarrierStore.View;
 import io.coord.barrier.Generation.Members;
 import io.coord.barrier.Generation.Seat;
+import io.coord.internal.WakeSignal;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -49,8 +50,7 @@ final class Entering extends Waiting {
 
     ZkBarrierSeat enter() throws InterruptedException {
         String outcome = "failed";
-        try (Signal s = Signal.open(store.zk())) {
-            signal = s;
+        try (WakeSignal s = openSignal()) {
             join();
             s.follow(seat);
             awaitEntered();
@@ -58,7 +58,7 @@ final class Entering extends Waiting {
             // Watches still set (on the seat before ours, on the children) fire when this round's
             // seats go; removing them now would send one request per member at the moment all are
             // released. The seat removes whatever is left when it closes.
-            seat.removeOnClose(watching);
+            seat.removeOnClose(s.handOffWatches());
             barrier.entered(seat);
             barrier.guess(seat.generation() + 1);
             if (cause == Cause.INTERRUPT) {
@@ -73,7 +73,7 @@ final class Entering extends Waiting {
             }
             throw e;
         } finally {
-            finish("coord.barrier.enter.wait", outcome, "released".equals(outcome));
+            finish("coord.barrier.enter.wait", outcome);
         }
     }
 
@@ -152,7 +152,7 @@ final class Entering extends Waiting {
                 }
                 CompletableFuture<io.coord.internal.Zk.MultiAnswer> taking = store.seats().takeSeat(g, name);
                 CompletableFuture<CuratorEvent> relisted = store.seats().readMembersAsync(watching, g, null);
-                CompletableFuture<CuratorEvent> rerooted = store.seats().readRootAsync(watching, signal);
+                CompletableFuture<CuratorEvent> rerooted = store.seats().readRootAsync(watching, rootWatch);
                 io.coord.internal.Zk.MultiAnswer answer = SeatCalls.await(taking, giveUp, g.members());
                 KeeperException.Code code = answer.code();
                 if (code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT) {

@@ -11,6 +11,7 @@ import io.coord.barrier.BarrierStatus.Phase;
 import io.coord.barrier.BarrierStore.Root;
 import io.coord.barrier.BarrierStore.View;
 import io.coord.barrier.Generation.Members;
+import io.coord.internal.WakeSignal;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -34,11 +35,12 @@ final class Leaving extends Waiting {
 
     void leave(ZkBarrierSeat seat) throws InterruptedException {
         String outcome = "failed";
-        try (Signal s = Signal.open(store.zk())) {
-            signal = s;
+        WatcherRemoveCuratorFramework tidy = null;
+        try (WakeSignal s = openSignal()) {
             s.follow(seat);
             awaitLeft(seat);
             outcome = "released";
+            tidy = s.handOffWatches(); // removed below, a moment later
             if (cause == Cause.INTERRUPT) {
                 Thread.currentThread().interrupt();
             }
@@ -54,15 +56,15 @@ final class Leaving extends Waiting {
                 // that thread both are background requests (NodeLease.close sends its delete so
                 // there): it drives every lease of the client and must never wait on a dark connection.
                 seat.released();
-                finish("coord.barrier.leave.wait", outcome, true);
-                WatcherRemoveCuratorFramework w = watching;
+                finish("coord.barrier.leave.wait", outcome);
+                WatcherRemoveCuratorFramework w = tidy;
                 CompletableFuture.delayedExecutor(TIDY_DELAY_MS, TimeUnit.MILLISECONDS, store.zk().events()).execute(() -> {
                     seat.closeNow();
                     w.removeWatchers();
                 });
             } else {
                 seat.close();
-                finish("coord.barrier.leave.wait", outcome, false);
+                finish("coord.barrier.leave.wait", outcome);
             }
         }
     }
@@ -84,7 +86,7 @@ final class Leaving extends Waiting {
                     }
                     CompletableFuture<CuratorEvent> leaving = store.seats().leave(g, seat.node(), seat.readyVersion(), mine, barrier.memberId());
                     CompletableFuture<CuratorEvent> listed = store.seats().readMembersAsync(watching, g, null);
-                    CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, signal);
+                    CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, rootWatch);
                     left = leftBy(SeatCalls.await(leaving, giveUp, seat.node()), seat);
                     try {
                         Root root = store.seats().root(SeatCalls.await(rooted, giveUp, store.root()));

@@ -222,20 +222,19 @@ final class SeatCalls {
     }
 
     /**
-     * Reads the root, setting {@code signal}'s root watch unless {@code signal} is null; an answer
-     * with the data arms it (in the callback, on the client's event thread: before any event of
-     * that watch is delivered).
+     * Reads the root, setting {@code rootWatch} unless it is null; an answer with the data arms it
+     * (in the callback, on the client's event thread: before any event of that watch is delivered).
      */
-    CompletableFuture<CuratorEvent> readRootAsync(CuratorFramework via, Signal signal) {
-        if (signal == null) {
+    CompletableFuture<CuratorEvent> readRootAsync(CuratorFramework via, RootWatch rootWatch) {
+        if (rootWatch == null) {
             return async(root, cb -> via.getData().inBackground(cb).forPath(root.value()));
         }
-        long before = signal.rootEvents();
+        long before = rootWatch.mark();
         CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
         try {
-            via.getData().usingWatcher(signal.rootWatch()).inBackground((client, event) -> {
+            via.getData().usingWatcher(rootWatch).inBackground((client, event) -> {
                 if (code(event) == KeeperException.Code.OK) {
-                    signal.rootWatchSet(before);
+                    rootWatch.set(before);
                 }
                 result.complete(event);
             }).forPath(root.value());

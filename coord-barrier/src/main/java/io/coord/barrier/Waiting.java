@@ -9,6 +9,7 @@ import io.coord.barrier.BarrierStatus.Phase;
 import io.coord.barrier.BarrierStore.View;
 import io.coord.barrier.Generation.Members;
 import io.coord.barrier.Generation.Seat;
+import io.coord.internal.WakeSignal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,8 +21,9 @@ import org.apache.curator.framework.WatcherRemoveCuratorFramework;
 
 /**
  * What {@link Entering} and {@link Leaving} share: one call's deadline, its watches and wake-up
- * signal, and the steps that end a wait (recording a break, waiting out a lost connection, an
- * interrupt). Nothing here decides from an event: every wake-up leads to another read.
+ * signal (coord-core's {@link WakeSignal}, with the barrier's {@link RootWatch} on it), and the
+ * steps that end a wait (recording a break, waiting out a lost connection, an interrupt). Nothing
+ * here decides from an event: every wake-up leads to another read.
  *
  * <p>Time: the caller's timeout runs on {@link System#nanoTime()}. When it passes, the waiter
  * breaks the generation (unless the next read shows it decided). If ZooKeeper cannot be reached
@@ -40,9 +42,11 @@ abstract class Waiting {
     final long started = System.nanoTime();
     final long deadline;
     final long giveUp;
-    final WatcherRemoveCuratorFramework watching;
+    /** This call's watches, set through {@link #signal}: closing it removes them, unless handed off. */
+    WatcherRemoveCuratorFramework watching;
     private final Map<Long, String> names = new HashMap<>();
-    Signal signal;
+    WakeSignal signal;
+    RootWatch rootWatch;
     Cause cause = Cause.NONE;
 
     Waiting(ZkDoubleBarrier barrier, Duration timeout) {
@@ -52,7 +56,17 @@ abstract class Waiting {
         this.deadline = started + (timeout.compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT : timeout).toNanos();
         long session = Math.max(store.zk().client().negotiatedSessionTimeout().toNanos(), Duration.ofSeconds(1).toNanos());
         this.giveUp = deadline + session + Duration.ofSeconds(2).toNanos();
-        this.watching = store.zk().curator().newWatcherRemoveCuratorFramework();
+    }
+
+    /**
+     * Opens this call's signal (it also wakes on every change of the client's sessions: suspend,
+     * reconnect, end, a new session) and the root watch on it; the caller closes it.
+     */
+    WakeSignal openSignal() {
+        signal = new WakeSignal(store.zk()).followSessions();
+        rootWatch = new RootWatch(signal);
+        watching = signal.watching();
+        return signal;
     }
 
     /**
@@ -73,10 +87,10 @@ abstract class Waiting {
 
     /** Reads the root, setting this call's root watch (the decision watch); null if the barrier was never used. */
     BarrierStore.Root readRootWatched() throws InterruptedException {
-        long before = signal.rootEvents();
-        BarrierStore.Root root = store.readRoot(watching, signal.rootWatch());
+        long before = rootWatch.mark();
+        BarrierStore.Root root = store.readRoot(watching, rootWatch);
         if (root != null) {
-            signal.rootWatchSet(before);
+            rootWatch.set(before);
         }
         return root;
     }
@@ -91,7 +105,7 @@ abstract class Waiting {
      */
     View reread(Generation g, Phase waitingIn) throws InterruptedException {
         View markers = store.readGeneration(watching, null, g.number(), barrier.parties());
-        if (markers.record().phase() != waitingIn || signal.rootArmed()) {
+        if (markers.record().phase() != waitingIn || rootWatch.armed()) {
             return markers;
         }
         BarrierStore.Root root = readRootWatched();
@@ -190,13 +204,10 @@ abstract class Waiting {
     }
 
     /**
-     * Ends the call: the wait time recorded under {@code metric} with its outcome, and this call's
-     * watches removed unless {@code keepWatches} (the caller hands them on to be removed later).
+     * Ends the call: the wait time recorded under {@code metric} with its outcome. This call's
+     * watches went with its signal's close, or were handed on to be removed later.
      */
-    void finish(String metric, String outcome, boolean keepWatches) {
-        if (!keepWatches) {
-            watching.removeWatchers();
-        }
+    void finish(String metric, String outcome) {
         barrier.metrics().recordTime(metric, Duration.ofNanos(System.nanoTime() - started), "barrier", barrier.name(),
                 "outcome", outcome);
     }

@@ -4,11 +4,11 @@ import io.coord.ConnectionLostException;
 import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.SessionExpiredException;
+import io.coord.internal.WakeSignal;
 import io.coord.internal.Zk;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
-import org.apache.curator.framework.WatcherRemoveCuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
@@ -70,12 +70,12 @@ final class ZkGate implements Gate {
             throw new IllegalArgumentException("timeout must be >= 0, got " + timeout);
         }
         long deadline = System.nanoTime() + (timeout.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365) : timeout).toNanos();
-        WatcherRemoveCuratorFramework watching = zk.curator().newWatcherRemoveCuratorFramework();
-        try (Signal signal = Signal.open(zk)) {
+        // Closing the signal removes the watch; it wakes on every session change too.
+        try (WakeSignal signal = new WakeSignal(zk).followSessions()) {
             while (true) {
                 long epoch = signal.epoch();
                 try {
-                    Stat stat = zk.call(path, () -> watching.checkExists().usingWatcher(signal).forPath(path.value()));
+                    Stat stat = zk.call(path, () -> signal.watching().checkExists().usingWatcher(signal).forPath(path.value()));
                     if (stat == null) {
                         return true;
                     }
@@ -92,8 +92,6 @@ final class ZkGate implements Gate {
                     return false;
                 }
             }
-        } finally {
-            watching.removeWatchers();
         }
     }
 

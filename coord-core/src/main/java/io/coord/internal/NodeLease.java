@@ -155,6 +155,11 @@ public final class NodeLease implements Lease {
         }
     }
 
+    /** Whether the own-node watch was sent (tests of {@link WatchArmer}'s grace). */
+    boolean watchSent() {
+        return watchArmed;
+    }
+
     /** Sends the own-node watch now unless a read already set it (or the lease ended). */
     void armWatch() {
         if (ownWatch && !watchArmed && !state().isTerminal()) {

@@ -6,6 +6,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +25,10 @@ import org.slf4j.LoggerFactory;
  * sweep takes the due ones off its head (a lease already ended is simply dropped: closing costs
  * nothing here). A sweep is scheduled only while leases are queued, at most one at a time, so a
  * lease costs a queue insert and no thread wake-up of its own.
+ *
+ * <p>Due times are on the client's {@link Ticker}, not {@link System#nanoTime()} directly: the timer
+ * only says when to look, the ticker decides what is due, so a test that steps the ticker decides
+ * which lease is past its grace, whatever the machine's speed.
  */
 final class WatchArmer {
     static final Duration GRACE = Duration.ofMillis(50);
@@ -34,16 +39,20 @@ final class WatchArmer {
     }
 
     private final ScheduledExecutorService timer;
+    private final Ticker ticker;
     private final ConcurrentLinkedQueue<Due> queue = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    /** Sweeps done so far: a test learns from it that the timer has looked (what was due is the ticker's to say). */
+    private final AtomicLong sweeps = new AtomicLong();
 
-    WatchArmer(ScheduledExecutorService timer) {
+    WatchArmer(ScheduledExecutorService timer, Ticker ticker) {
         this.timer = timer;
+        this.ticker = ticker;
     }
 
     /** {@code lease} started now: arm its watch after the grace, unless it has ended (or armed) by then. */
     void armLater(NodeLease lease) {
-        queue.offer(new Due(lease, System.nanoTime() + GRACE.toNanos()));
+        queue.offer(new Due(lease, ticker.nanos() + GRACE.toNanos()));
         scheduleIfIdle(GRACE.toNanos());
     }
 
@@ -58,7 +67,7 @@ final class WatchArmer {
     }
 
     private void sweep() {
-        long now = System.nanoTime();
+        long now = ticker.nanos();
         Due head;
         while ((head = queue.peek()) != null && now - head.dueNanos() >= 0) {
             queue.poll();
@@ -68,11 +77,22 @@ final class WatchArmer {
                 LOG.debug("could not arm the watch of {}", head.lease(), e);
             }
         }
+        sweeps.incrementAndGet();
         scheduled.set(false);
         // A lease queued while this sweep ran either scheduled the next sweep or finds it here.
         Due next = queue.peek();
         if (next != null) {
-            scheduleIfIdle(next.dueNanos() - System.nanoTime());
+            scheduleIfIdle(next.dueNanos() - ticker.nanos());
         }
+    }
+
+    /** How many sweeps have run (each took off every lease due on the ticker at its start). */
+    long sweeps() {
+        return sweeps.get();
+    }
+
+    /** How many leases wait for a sweep to find them due. */
+    int pending() {
+        return queue.size();
     }
 }

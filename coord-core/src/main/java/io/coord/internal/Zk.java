@@ -62,8 +62,8 @@ public final class Zk {
         this.events = events;
         this.callbacks = callbacks;
         this.timer = timer;
-        this.watchArmer = new WatchArmer(timer);
         CoordSettings settings = client.settings();
+        this.watchArmer = new WatchArmer(timer, settings == null ? System::nanoTime : settings.ticker()::getAsLong);
         this.principals = settings == null || settings.credentials().isEmpty() ? "anonymous (no credentials)"
                 : settings.credentials().stream().map(Credentials::principal).collect(Collectors.joining(", "));
     }

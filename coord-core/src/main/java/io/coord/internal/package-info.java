@@ -1,6 +1,7 @@
 /**
  * Not API. Helpers shared by Coord's recipe modules (the lease state machine, listener dispatch,
- * error translation, node-lease plumbing). Public only so that recipe modules in other packages
+ * error translation, node-lease plumbing, {@link io.coord.internal.WakeSignal}: the one way a
+ * lock, election or barrier waiter waits for a node, lease or session change). Public only so that recipe modules in other packages
  * can use them; anything here may change without notice.
  *
  * <h2>Who may use it, and what enforces that</h2>

@@ -1,36 +1,32 @@
 package io.coord.election;
 
-import com.google.common.util.concurrent.MoreExecutors;
 import io.coord.ConnectionLostException;
-import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.CoordTimeoutException;
-import io.coord.Lease;
-import io.coord.LeaseListener;
 import io.coord.Registration;
 import io.coord.SessionExpiredException;
 import io.coord.SessionState;
 import io.coord.internal.LeaseNodes;
 import io.coord.internal.NodeLease;
 import io.coord.internal.Payloads;
+import io.coord.internal.WakeSignal;
 import io.coord.internal.Zk;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.framework.WatcherRemoveCuratorFramework;
 import org.apache.zookeeper.Watcher;
 
 /**
  * One candidacy: a candidate node and the wait until it leads. Used by one thread (the one in
  * {@link #await}); {@link #withdraw()} may come from any thread and wakes it.
  *
- * <p>Every wake-up (the predecessor's watch, our lease changing, a withdrawal, a retry slice) is
- * only a hint: the loop re-reads the children and lets {@link CandidateRule} decide again. One
- * exception, argued on {@link CandidateRule.Watch}: the deletion of the leader, when it was the only
- * node ahead of ours, elects us without that read (a deleted node never comes back and no later
- * node can come ahead of ours), which saves a round trip on every handover.
+ * <p>Every wake-up (the predecessor's watch, our lease changing, a withdrawal: all through one
+ * coord-core {@link WakeSignal}; or a retry slice passing) is only a hint: the loop re-reads the
+ * children and lets {@link CandidateRule} decide again. One exception, argued on
+ * {@link CandidateRule.Watch}: the deletion of the leader, when it was the only node ahead of
+ * ours, elects us without that read (a deleted node never comes back and no later node can come
+ * ahead of ours), which saves a round trip on every handover.
  */
 final class Candidacy {
     /** A cap on candidates, so the children listing stays far below jute.maxbuffer. */
@@ -41,30 +37,11 @@ final class Candidacy {
     private final ZkElection election;
     private final Zk zk;
     private final CoordPath path;
-    private final Semaphore wake = new Semaphore(0);
-    private final WatcherRemoveCuratorFramework watching;
+    /** Wakes the waiting thread: the predecessor's watch (set through it), our lease, a withdrawal. */
+    private final WakeSignal wake;
+    /** The wake-ups the waiting thread has seen (only it uses this): a later one ends its next sleep at once. */
+    private long seen;
     private final Watcher predecessorWatcher;
-    private final LeaseListener leaseWaker = new LeaseListener() {
-        @Override
-        public void onUncertain(Lease lease) {
-            wake.release();
-        }
-
-        @Override
-        public void onRestored(Lease lease) {
-            wake.release();
-        }
-
-        @Override
-        public void onLost(Lease lease, CoordException cause) {
-            wake.release();
-        }
-
-        @Override
-        public void onReleased(Lease lease) {
-            wake.release();
-        }
-    };
     private final Object lock = new Object();
     private NodeLease lease; // guarded by lock
     private Registration leaseRegistration; // guarded by lock
@@ -82,7 +59,7 @@ final class Candidacy {
         this.onLeadershipEnd = onLeadershipEnd;
         this.zk = election.zk();
         this.path = election.path();
-        this.watching = zk.curator().newWatcherRemoveCuratorFramework();
+        this.wake = new WakeSignal(zk);
         this.predecessorWatcher = event -> {
             switch (event.getType()) {
                 case NodeDeleted -> {
@@ -98,7 +75,7 @@ final class Candidacy {
                     // None (connection state), watch removed: only a hint to re-read
                 }
             }
-            wake.release();
+            wake.fire(); // not process(event): nobody takes the record of nodes here, so none is kept
         };
     }
 
@@ -131,7 +108,7 @@ final class Candidacy {
                 join(deadline, timeout);
                 continue;
             }
-            wake.drainPermits();
+            seen = wake.epoch();
             CandidateRule.Step step;
             if (watched != null && watched.electsOnDeletion()
                     && path.child(watched.predecessor()).value().equals(deletedPredecessor)) {
@@ -186,7 +163,7 @@ final class Candidacy {
     /** Sets a getData watch on the predecessor; false if it is already gone (re-read at once). */
     private boolean watchPredecessor(CoordPath predecessor) throws InterruptedException {
         try {
-            zk.call(predecessor, () -> watching.getData().usingWatcher(predecessorWatcher).forPath(predecessor.value()));
+            zk.call(predecessor, () -> wake.watching().getData().usingWatcher(predecessorWatcher).forPath(predecessor.value()));
             return true;
         } catch (io.coord.NoParentException gone) {
             predecessorGoneAt = System.nanoTime(); // found gone rather than told: the handover starts now
@@ -213,7 +190,7 @@ final class Candidacy {
                     lease = fresh;
                     created = made;
                     predecessorGoneAt = 0;
-                    leaseRegistration = fresh.addListener(leaseWaker, MoreExecutors.directExecutor());
+                    leaseRegistration = wake.follow(fresh);
                 }
                 return;
             } catch (ConnectionLostException | SessionExpiredException e) {
@@ -233,7 +210,7 @@ final class Candidacy {
             made = created;
             closeLeaseRegistration();
         }
-        watching.removeWatchers();
+        wake.close();
         long wokeAt = predecessorGoneAt;
         return election.newLeadership(current, made, wokeAt, onLeadershipEnd);
     }
@@ -259,10 +236,10 @@ final class Candidacy {
         }
     }
 
-    /** Waits for a wake-up for at most {@code nanos}. */
+    /** Waits for a wake-up (one not seen yet) for at most {@code nanos}. */
     private void sleep(long nanos) throws InterruptedException {
-        if (nanos > 0 && wake.tryAcquire(nanos, TimeUnit.NANOSECONDS)) {
-            wake.drainPermits();
+        if (nanos > 0 && wake.await(seen, System.nanoTime() + nanos)) {
+            seen = wake.epoch();
         }
     }
 
@@ -280,11 +257,11 @@ final class Candidacy {
             toClose = handedOver ? null : lease;
             closeLeaseRegistration();
         }
-        wake.release();
+        wake.fire();
         if (toClose != null) {
             toClose.close();
         }
-        watching.removeWatchers();
+        wake.close();
     }
 
     private void closeLeaseRegistration() {
