@@ -48,8 +48,9 @@ public interface DistributedLock {
      * {@code InterProcessMutex} switches by changing the line that creates the lock. Holds are
      * owned by threads and reentrant per thread; {@code release()} from a thread that holds
      * nothing throws {@link IllegalMonitorStateException}. A waiter whose session ends while it
-     * waits starts again on the new session (as often as the client's {@link io.coord.RetrySettings}
-     * allow, within the timeout), as {@code InterProcessMutex.acquire} does; the native
+     * waits starts again on the new session (as often as the Curator client's retry policy allows,
+     * {@link io.coord.RetrySettings} for a client Coord built, within the timeout), as
+     * {@code InterProcessMutex.acquire} does; the native
      * {@link #acquire} fails with {@link io.coord.SessionExpiredException} instead. Each hold is a
      * {@link LockLease} with token and loss signal: see {@link #heldByCurrentThread()}. The same
      * object every call.

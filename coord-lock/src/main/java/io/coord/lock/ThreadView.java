@@ -1,13 +1,14 @@
 package io.coord.lock;
 
 import io.coord.CoordPath;
-import io.coord.RetrySettings;
 import io.coord.SessionExpiredException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.apache.curator.RetryPolicy;
+import org.apache.curator.RetrySleeper;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 
 /**
@@ -36,10 +37,10 @@ final class ThreadView implements InterProcessLock {
     private final CoordPath path;
     private final String what;
     private final Acquirer acquirer;
-    private final RetrySettings retry;
+    private final RetryPolicy retry;
     private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
 
-    ThreadView(CoordPath path, String what, Acquirer acquirer, RetrySettings retry) {
+    ThreadView(CoordPath path, String what, Acquirer acquirer, RetryPolicy retry) {
         this.path = path;
         this.what = what;
         this.acquirer = acquirer;
@@ -74,23 +75,32 @@ final class ThreadView implements InterProcessLock {
     /**
      * Curator's contract: when the waiter's session ends while it waits (its queued node is gone
      * with it), InterProcessMutex's acquire starts again on the new session, as often as the
-     * client's retry policy allows (LockInternals.attemptLock). So does the view: with the client's
-     * retry settings, within the caller's timeout. Only waiting is retried; a hold is never
-     * re-taken behind the caller's back (a held lease that is lost stays LOST).
+     * client's retry policy allows (LockInternals.attemptLock asks it). So does the view: it asks
+     * the same policy, the client's own, and the policy's sleep is cut at the caller's deadline.
+     * Only waiting is retried; a hold is never re-taken behind the caller's back (a held lease
+     * that is lost stays LOST).
      */
     private Optional<LockLease> acquireAcrossSessions(long timeoutNanos) throws InterruptedException {
         long start = System.nanoTime();
+        RetrySleeper untilDeadline = (time, unit) -> {
+            long nanos = timeoutNanos < 0 ? unit.toNanos(time) : Math.min(unit.toNanos(time), start + timeoutNanos - System.nanoTime());
+            if (nanos > 0) {
+                TimeUnit.NANOSECONDS.sleep(nanos);
+            }
+        };
         for (int retries = 0; ; retries++) {
             long left = timeoutNanos < 0 ? -1 : Math.max(0, timeoutNanos - (System.nanoTime() - start));
             try {
                 return acquirer.acquire(left);
             } catch (SessionExpiredException e) {
-                long sleepNanos = Math.min(retry.maxSleep().toNanos(), retry.baseSleep().toNanos() << Math.min(retries, 20));
-                boolean inTime = timeoutNanos < 0 || System.nanoTime() + sleepNanos - start < timeoutNanos;
-                if (retries >= retry.maxRetries() || !inTime) {
+                long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                boolean again = retry.allowRetry(retries, elapsedMs, untilDeadline);
+                if (Thread.interrupted()) { // the policy swallows an interrupt of its sleep and sets the flag again
+                    throw new InterruptedException("interrupted while waiting to queue again for " + path + " after " + e.getMessage());
+                }
+                if (!again || (timeoutNanos >= 0 && System.nanoTime() - start >= timeoutNanos)) {
                     throw e;
                 }
-                TimeUnit.NANOSECONDS.sleep(sleepNanos);
             }
         }
     }

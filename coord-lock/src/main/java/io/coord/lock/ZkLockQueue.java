@@ -299,8 +299,12 @@ final class ZkLockQueue {
         return zk;
     }
 
-    /** The client's retry settings: how often the Curator view starts a wait again after its session ended. */
-    io.coord.RetrySettings retry() {
-        return zk.client().settings().retry();
+    /**
+     * The Curator client's retry policy (built from {@link io.coord.RetrySettings} for a client Coord
+     * made, the caller's own for a wrapped one): how often the Curator view starts a wait again
+     * after its session ended, as InterProcessMutex asks the same policy.
+     */
+    org.apache.curator.RetryPolicy retry() {
+        return zk.curator().getZookeeperClient().getRetryPolicy();
     }
 }

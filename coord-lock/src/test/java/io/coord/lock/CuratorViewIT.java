@@ -217,12 +217,12 @@ class CuratorViewIT {
     void aWaiterWhoseSessionExpiresQueuesAgainOnTheNewSessionAndAcquiresLikeInterProcessMutex() throws Exception {
         CoordClient holder = SERVER.newClient();
         CoordClient waiter = SERVER.newClient();
-        LockLease held = Locks.mutex(holder, LOCK).acquire(java.time.Duration.ofSeconds(5));
+        LockLease held = Locks.mutex(holder, LOCK).acquire(io.coord.test.Awaits.scaled(java.time.Duration.ofSeconds(5)));
         DistributedLock lock = Locks.mutex(waiter, LOCK);
         InterProcessLock view = lock.asInterProcessLock();
         CompletableFuture<Long> waited = CompletableFuture.supplyAsync(() -> {
             try {
-                if (!view.acquire(30, TimeUnit.SECONDS)) {
+                if (!view.acquire(io.coord.test.Awaits.scaled(java.time.Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS)) {
                     return -1L;
                 }
                 long session = lock.heldByCurrentThread().orElseThrow().session().id();
@@ -241,7 +241,7 @@ class CuratorViewIT {
         });
         assertFalse(waited.isDone(), "still waiting: the holder holds");
         held.close();
-        long session = waited.get(20, TimeUnit.SECONDS);
+        long session = waited.get(io.coord.test.Awaits.scaled(java.time.Duration.ofSeconds(20)).toMillis(), TimeUnit.MILLISECONDS);
         assertTrue(session != expired && session != -1L, "acquired on the new session, got " + session);
     }
 }

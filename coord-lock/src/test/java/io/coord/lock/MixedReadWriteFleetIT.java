@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
+import io.coord.test.Awaits;
 import io.coord.CoordPath;
 import io.coord.ForeignNodesException;
 import io.coord.test.ZooKeeperExtension;
@@ -41,13 +42,13 @@ class MixedReadWriteFleetIT {
     static final ZooKeeperExtension SERVER = ZooKeeperExtension.single();
 
     private static final CoordPath LOCK = Locks.path("catalog", "mixed");
-    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Duration WAIT = Awaits.scaled(Duration.ofSeconds(20));
     private final ExecutorService pool = Executors.newCachedThreadPool();
 
     @AfterEach
     void stop() throws InterruptedException {
         pool.shutdownNow();
-        assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
+        assertTrue(pool.awaitTermination(WAIT.toMillis(), TimeUnit.MILLISECONDS));
     }
 
     private static InterProcessReadWriteLock curatorLock(MixedFleet fleet) throws InterruptedException {
@@ -197,7 +198,7 @@ class MixedReadWriteFleetIT {
             LockTesting.assertPending(curatorWriter, "the Curator writer behind the downgraded read");
             assertEquals(List.of(read.node()), LockTesting.inspect(observer, LOCK).holders().stream().map(LockInfo.Entry::node).toList());
             read.close();
-            assertTrue(curatorWriter.get(10, TimeUnit.SECONDS), "the Curator writer enters once the read is released");
+            assertTrue(curatorWriter.get(WAIT.toMillis(), TimeUnit.MILLISECONDS), "the Curator writer enters once the read is released");
         }
     }
 
@@ -211,19 +212,19 @@ class MixedReadWriteFleetIT {
             Future<Boolean> curatorRead = pool.submit(() -> acquireAndRelease(curator.readLock()));
             LockTesting.assertPending(curatorRead, "a Curator reader while a Coord writer holds");
             coordWrite.close();
-            assertTrue(curatorRead.get(10, TimeUnit.SECONDS));
+            assertTrue(curatorRead.get(WAIT.toMillis(), TimeUnit.MILLISECONDS));
 
             assertTrue(curator.writeLock().acquire(WAIT.toMillis(), TimeUnit.MILLISECONDS));
             ReadWriteLock coordOther = Locks.readWrite(SERVER.newClient(), LOCK);
             Future<LockLease> coordRead = pool.submit(() -> coordOther.readLock().acquire(WAIT));
             LockTesting.assertPending(coordRead, "a Coord reader while a Curator writer holds");
             curator.writeLock().release();
-            LockLease read = coordRead.get(10, TimeUnit.SECONDS);
+            LockLease read = coordRead.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
 
             Future<Boolean> curatorWrite = pool.submit(() -> acquireAndRelease(curator.writeLock()));
             LockTesting.assertPending(curatorWrite, "a Curator writer while a Coord reader holds");
             read.close();
-            assertTrue(curatorWrite.get(10, TimeUnit.SECONDS));
+            assertTrue(curatorWrite.get(WAIT.toMillis(), TimeUnit.MILLISECONDS));
         }
     }
 

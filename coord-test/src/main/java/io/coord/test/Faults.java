@@ -248,8 +248,20 @@ public final class Faults {
         }
         ensemble.awaitLeader(Awaits.scaled(Duration.ofSeconds(60)).toMillis());
         for (int i = 0; i < ensemble.size(); i++) {
-            int member = i;
-            Awaits.until("member " + i + " of " + ensemble + " to serve", Duration.ofSeconds(60), () -> ensemble.mode(member).isPresent());
+            awaitServing(ensemble, i, Duration.ofSeconds(60));
+        }
+    }
+
+    /**
+     * Waits (scaled) until member {@code index} serves; a member that does not fails the wait with
+     * the tail of its own log, so the reason (a port it could not bind, an election it never left)
+     * is in the failure itself.
+     */
+    public static void awaitServing(ForkedEnsemble ensemble, int index, Duration timeout) {
+        try {
+            Awaits.until("member " + index + " of " + ensemble + " to serve", timeout, () -> ensemble.mode(index).isPresent());
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; the end of its log:\n" + ensemble.log(index), e);
         }
     }
 }

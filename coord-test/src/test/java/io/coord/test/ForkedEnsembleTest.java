@@ -45,8 +45,7 @@ class ForkedEnsembleTest {
 
     private static void awaitAllServing() {
         for (int i = 0; i < ensemble.size(); i++) {
-            int index = i;
-            Awaits.until("member " + i + " to serve", Duration.ofSeconds(30), () -> ensemble.mode(index).isPresent());
+            Faults.awaitServing(ensemble, i, Duration.ofSeconds(30));
         }
     }
 
