@@ -24,6 +24,13 @@ class BenchMainTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> FIGURE_FIELDS = List.of("bench", "metric", "unit", "ours", "peer", "peerName", "ratio", "better");
 
+    /**
+     * Operations per round: enough for every figure to have a value (a median, a p99 of a few
+     * samples), no more. This test checks that each benchmark runs and reports, not how fast; at 20 it
+     * took 90 s of every CI pass, most of it the barrier's 16 and 32 members joining.
+     */
+    private static final int SMOKE_OPS = 3;
+
     @TempDir
     Path dir;
 
@@ -32,7 +39,7 @@ class BenchMainTest {
         Path results = dir.resolve("out/results.jsonl");
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        List<Figure> figures = BenchMain.run(new BenchOptions(List.of(), 20, 1, results, true), new PrintWriter(out, true),
+        List<Figure> figures = BenchMain.run(new BenchOptions(List.of(), SMOKE_OPS, 1, results, true), new PrintWriter(out, true),
                 new PrintWriter(err, true));
 
         assertFalse(figures.isEmpty(), "no figures");
