@@ -23,9 +23,13 @@ import java.util.Objects;
  * @param brokenIn   the phase the generation broke in ({@link Phase#OPEN} = during enter,
  *                   {@link Phase#READY} = during leave), null unless BROKEN
  * @param reason     why it broke, null unless BROKEN
+ * @param foreign    children of the barrier's root that are not its generations (Curator
+ *                   DistributedDoubleBarrier participants and {@code ready}, a typo'd node), by name:
+ *                   {@code enter} refuses beside Curator's, and logs any other once
  */
 public record BarrierStatus(String name, boolean exists, long generation, Phase phase, int parties, Instant since,
-                            List<Arrival> arrived, int waitingFor, List<String> missing, Phase brokenIn, String reason) {
+                            List<Arrival> arrived, int waitingFor, List<String> missing, Phase brokenIn, String reason,
+                            List<String> foreign) {
     /**
      * The phases of one generation. Each moves forward only, decided once in ZooKeeper:
      * <pre>
@@ -64,6 +68,7 @@ public record BarrierStatus(String name, boolean exists, long generation, Phase 
         Objects.requireNonNull(name, "name");
         arrived = List.copyOf(arrived);
         missing = List.copyOf(missing);
+        foreign = List.copyOf(foreign);
         if (exists && phase == null) {
             throw new IllegalArgumentException("an existing barrier has a phase; got null for " + name);
         }
@@ -77,7 +82,13 @@ public record BarrierStatus(String name, boolean exists, long generation, Phase 
         return phase == Phase.BROKEN;
     }
 
-    static BarrierStatus absent(String name) {
-        return new BarrierStatus(name, false, 0, null, 0, null, List.of(), 0, List.of(), null, null);
+    /** A status of a barrier whose root holds only its generations. */
+    public BarrierStatus(String name, boolean exists, long generation, Phase phase, int parties, Instant since,
+                         List<Arrival> arrived, int waitingFor, List<String> missing, Phase brokenIn, String reason) {
+        this(name, exists, generation, phase, parties, since, arrived, waitingFor, missing, brokenIn, reason, List.of());
+    }
+
+    static BarrierStatus absent(String name, List<String> foreign) {
+        return new BarrierStatus(name, false, 0, null, 0, null, List.of(), 0, List.of(), null, null, foreign);
     }
 }

@@ -1,5 +1,6 @@
 package io.coord.barrier;
 
+import io.coord.CodecException;
 import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.barrier.BarrierStatus.Arrival;
@@ -24,9 +25,18 @@ final class StatusReader {
 
     static BarrierStatus read(Zk zk, String name) throws InterruptedException {
         BarrierStore store = new BarrierStore(zk, Generation.rootOf(name));
-        Root root = store.readRoot(zk.curator(), null);
+        List<String> foreign = foreign(zk, store.root());
+        Root root;
+        try {
+            root = store.readRoot(zk.curator(), null);
+        } catch (CodecException e) {
+            if (foreign.isEmpty()) {
+                throw e;
+            }
+            root = null; // another tool's node at the path (Curator's barrier keeps no record): report what is there
+        }
         if (root == null) {
-            return BarrierStatus.absent(name);
+            return BarrierStatus.absent(name, foreign);
         }
         GenerationRecord record = root.record();
         Generation g = new Generation(store.root(), record.generation());
@@ -75,7 +85,19 @@ final class StatusReader {
         }
         return new BarrierStatus(name, true, record.generation(), record.phase(), parties,
                 root.mtime() > 0 ? Instant.ofEpochMilli(root.mtime()) : null, arrived, waitingFor, missing,
-                record.phase() == Phase.BROKEN ? record.brokenIn() : null, record.reason());
+                record.phase() == Phase.BROKEN ? record.brokenIn() : null, record.reason(), foreign);
+    }
+
+    /** The root's children that are not generations, sorted; none if the root does not exist. */
+    private static List<String> foreign(Zk zk, CoordPath root) throws InterruptedException {
+        try {
+            return RootChildren.foreign(zk.call(root, () -> zk.curator().getChildren().forPath(root.value()))).stream().sorted().toList();
+        } catch (CoordException e) {
+            if (e.getCause() instanceof KeeperException.NoNodeException) {
+                return List.of();
+            }
+            throw e;
+        }
     }
 
     private static Instant createdAt(Zk zk, CoordPath seat) throws InterruptedException {

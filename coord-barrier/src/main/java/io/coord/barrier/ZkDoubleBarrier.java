@@ -8,6 +8,7 @@ import io.coord.barrier.BarrierStatus.Phase;
 import io.coord.barrier.BarrierStore.Root;
 import io.coord.barrier.Generation.Members;
 import io.coord.barrier.Generation.Seat;
+import io.coord.internal.ForeignNodeWarnings;
 import io.coord.internal.NodeLease;
 import io.coord.internal.Zk;
 import java.time.Duration;
@@ -40,6 +41,8 @@ final class ZkDoubleBarrier implements DoubleBarrier {
     private final BarrierOptions options;
     private final BarrierStore store;
     private final AtomicReference<ZkBarrierSeat> current = new AtomicReference<>();
+    private final ForeignNodeWarnings foreign;
+    private volatile boolean rootChecked;
     /**
      * Starts the unique part of every seat this member makes: a seat carrying it that this member
      * does not hold was made on a session of this member's that has ended (see {@link #lostSeat}).
@@ -53,6 +56,7 @@ final class ZkDoubleBarrier implements DoubleBarrier {
         this.parties = parties;
         this.options = options;
         this.store = new BarrierStore(zk, Generation.rootOf(name));
+        this.foreign = new ForeignNodeWarnings(LOG, "barrier '" + name + "'");
     }
 
     @Override
@@ -86,7 +90,35 @@ final class ZkDoubleBarrier implements DoubleBarrier {
             throw new IllegalStateException("member " + memberId() + " is still in generation " + held.generation()
                     + " of barrier " + name + "; leave it (or close its seat) before entering again");
         }
+        checkRootOnce();
         return new Entering(this, timeout).enter();
+    }
+
+    /**
+     * Before this barrier object's first enter: refuse to enter beside Curator's
+     * DistributedDoubleBarrier nodes (every time, until they are gone), and log any other foreign
+     * child of the root once. Once per object, not per round: a rolling deploy starts new members
+     * beside the old ones, and a member's later rounds would only pay a round trip for it.
+     */
+    private void checkRootOnce() throws InterruptedException {
+        if (rootChecked) {
+            return;
+        }
+        List<String> children;
+        try {
+            children = zk.call(store.root(), () -> zk.curator().getChildren().forPath(store.root().value()));
+        } catch (CoordException e) {
+            if (!(e.getCause() instanceof KeeperException.NoNodeException)) {
+                throw e;
+            }
+            children = List.of();
+        }
+        List<String> curators = children.stream().filter(RootChildren::isCuratorNode).sorted().toList();
+        if (!curators.isEmpty()) {
+            throw RootChildren.curatorBarrierAt(name, store.root(), curators);
+        }
+        foreign.check(store.root(), children, RootChildren::isGeneration, "generations (10 digits)");
+        rootChecked = true;
     }
 
     @Override

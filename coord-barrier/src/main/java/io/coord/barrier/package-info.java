@@ -42,6 +42,12 @@
  * /barriers/{name}/{generation}/broken               persistent: broke (data: reason, failed members, phase)
  * /gates/{name}                                      persistent: a set gate
  * </pre>
+ * Only generations sit directly under {@code /barriers/{name}}. A member refuses to enter beside
+ * Curator {@code DistributedDoubleBarrier} nodes there (participant UUIDs, {@code ready}: Curator
+ * counts every child as an entered member, so one barrier cannot have members of both) with
+ * {@link io.coord.ForeignNodesException} naming them, checked before a barrier object's first
+ * {@code enter}; any other foreign child is logged at WARN once and listed by
+ * {@link io.coord.barrier.BarrierStatus#foreign()} (docs/MIGRATING.md).
  * Exactly one of {@code ready} and {@code broken}-during-enter, and exactly one of {@code done}
  * and {@code broken}-during-leave, can exist for a generation. Seats are deleted shortly (100 ms)
  * after everyone left, so that the deletes do not hold up the other members' reads of the outcome;

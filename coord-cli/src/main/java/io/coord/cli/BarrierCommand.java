@@ -116,6 +116,10 @@ final class BarrierCommand implements Callable<Integer> {
     static List<String> text(BarrierStatus s, Instant now) {
         List<String> lines = new ArrayList<>();
         lines.add("barrier     " + s.name());
+        if (!s.foreign().isEmpty()) {
+            lines.add("foreign     " + s.foreign().size() + " node(s) that are not generations: " + String.join(", ", s.foreign())
+                    + "  (enter refuses beside Curator DistributedDoubleBarrier's participant UUIDs and ready)");
+        }
         if (!s.exists()) {
             lines.add("state       never used (no generation)");
             return lines;
@@ -154,6 +158,8 @@ final class BarrierCommand implements Callable<Integer> {
         ObjectNode o = new ObjectMapper().createObjectNode();
         o.put("name", s.name());
         o.put("exists", s.exists());
+        ArrayNode foreign = o.putArray("foreign");
+        s.foreign().forEach(foreign::add);
         if (s.exists()) {
             o.put("generation", s.generation());
             o.put("phase", s.phase().name());

@@ -108,6 +108,10 @@ final class QueueCommand implements Callable<Integer> {
                 out.println("dead        " + s.dead());
                 out.println("oldest      " + seconds(s.oldestPendingAge()) + " pending");
                 out.println("depth       " + s.depth() + " of cap " + s.depthCap());
+                if (!s.foreign().isEmpty()) {
+                    out.println("foreign     " + s.foreign().size() + " node(s) that are not the queue's (ignored, logged once): "
+                            + String.join(", ", s.foreign()));
+                }
                 return CoordCommand.OK;
             });
         }

@@ -87,7 +87,30 @@ final class QueueAdmin<T> {
         Stat dead = zk.callUninterruptibly(layout.dead, () -> zk.curator().checkExists().forPath(layout.dead.value()));
         Duration oldest = oldestReady == Long.MAX_VALUE ? Duration.ZERO : Duration.ofMillis(Math.max(0, now - oldestReady));
         return new QueueStats(layout.name, pending, waiting, processing, dead == null ? 0 : dead.getNumChildren(), oldest,
-                queue.options.depthCap());
+                queue.options.depthCap(), foreign(claims));
+    }
+
+    /** Every node in the queue's directories that is not the queue's, as {@code dir/name} under the root. */
+    private List<String> foreign(Set<String> claims) {
+        List<String> out = new ArrayList<>(queue.foreign.check(layout.root, sortedNames(layout.root), QueueLayout::isRootChild,
+                String.join(", ", QueueLayout.ROOT_CHILDREN)));
+        addForeign(out, layout.tasks, sortedNames(layout.tasks), QueueLayout::isTaskName, QueueWatch.TASK_NAMES);
+        addForeign(out, layout.claims, claims.stream().sorted().toList(), QueueLayout::isClaimName, QueueWatch.CLAIM_NAMES);
+        addForeign(out, layout.dead, sortedNames(layout.dead), QueueLayout::isTaskName, QueueWatch.TASK_NAMES);
+        addForeign(out, layout.keys, sortedNames(layout.keys), QueueLayout::isKeyName, "k-{key} or a-{uuid}");
+        return out;
+    }
+
+    private void addForeign(List<String> out, CoordPath dir, List<String> names, java.util.function.Predicate<String> understood,
+                            String expected) {
+        String under = dir.value().substring(layout.root.value().length() + 1);
+        for (String n : queue.foreign.check(dir, names, understood, expected)) {
+            out.add(under + "/" + n);
+        }
+    }
+
+    private List<String> sortedNames(CoordPath dir) {
+        return children(dir).stream().sorted().toList();
     }
 
     TaskId requeue(TaskId deadLetter) {

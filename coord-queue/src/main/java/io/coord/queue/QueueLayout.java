@@ -1,6 +1,8 @@
 package io.coord.queue;
 
 import io.coord.CoordPath;
+import io.coord.ForeignNodesException;
+import java.util.List;
 
 /**
  * Where a queue lives in ZooKeeper, and the node-name rules, in one place:
@@ -60,6 +62,45 @@ final class QueueLayout {
     static String taskOfClaim(String claimName) {
         int at = claimName.indexOf(CLAIM_SEPARATOR);
         return at <= 0 ? null : claimName.substring(0, at);
+    }
+
+    /** The queue root's own children. */
+    static final List<String> ROOT_CHILDREN = List.of("tasks", "claims", "dead", "keys");
+    /** What Curator's DistributedQueue (and its priority, delay and id variants) names its items, directly under its path. */
+    static final String CURATOR_ITEM_PREFIX = "queue-";
+
+    static boolean isRootChild(String nodeName) {
+        return ROOT_CHILDREN.contains(nodeName);
+    }
+
+    /** Whether a child of the queue root is an item of Curator's DistributedQueue on the same path. */
+    static boolean isCuratorItem(String nodeName) {
+        return nodeName.startsWith(CURATOR_ITEM_PREFIX);
+    }
+
+    /** Whether a child of {@code claims/} is a claim: a task's name, the separator, something unique. */
+    static boolean isClaimName(String nodeName) {
+        String task = taskOfClaim(nodeName);
+        return task != null && isTaskName(task) && nodeName.length() > task.length() + 1;
+    }
+
+    static boolean isKeyName(String nodeName) {
+        return nodeName.length() > 2 && (nodeName.startsWith(USER_KEY_PREFIX) || nodeName.startsWith(AUTO_KEY_PREFIX));
+    }
+
+    /**
+     * The refusal to open a queue whose path holds Curator DistributedQueue items: Coord's consumers
+     * would never see them and Curator's never see Coord's tasks, so each side's producers would wait
+     * on consumers that are not there. Names the path, the items and what to do.
+     */
+    static ForeignNodesException curatorItemsAt(QueueLayout layout, List<String> items) {
+        int shown = Math.min(items.size(), 10);
+        String names = String.join(", ", items.subList(0, shown)) + (shown < items.size() ? ", ... (" + items.size() + " in all)" : "");
+        return new ForeignNodesException(layout.root + " holds " + items.size() + " item(s) of Curator's DistributedQueue ("
+                + CURATOR_ITEM_PREFIX + "{seq}): " + names + ". The two layouts differ in kind (Coord keeps tasks/, claims/,"
+                + " dead/ and keys/), so neither library would ever deliver the other's items; Coord will not open queue '"
+                + layout.name + "' beside them. Drain the Curator queue (stop its producers, let its consumers finish) or give"
+                + " the Coord queue another name (docs/MIGRATING.md, DistributedQueue)", layout.root, items);
     }
 
     static boolean isTaskName(String nodeName) {

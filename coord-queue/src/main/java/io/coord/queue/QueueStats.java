@@ -15,9 +15,12 @@ import java.util.Objects;
  * @param oldestPendingAge how long the oldest ready task has been waiting since it was enqueued
  *                         (zero when none is ready)
  * @param depthCap         the cap on pending + processing tasks
+ * @param foreign          nodes in the queue's directories that are not the queue's (a typo'd child,
+ *                         another tool's node), by path under the queue's root, e.g. {@code tasks/oops}:
+ *                         the queue ignores them (each is logged at WARN once) and lists them here
  */
 public record QueueStats(String queue, int pending, int waiting, List<Processing> processing, int dead,
-                         Duration oldestPendingAge, int depthCap) {
+                         Duration oldestPendingAge, int depthCap, List<String> foreign) {
     /** One claimed task: who holds it and for how long. */
     public record Processing(TaskId task, String owner, Duration age, int attempts) {
         public Processing {
@@ -30,10 +33,17 @@ public record QueueStats(String queue, int pending, int waiting, List<Processing
     public QueueStats {
         Objects.requireNonNull(queue, "queue");
         processing = List.copyOf(processing);
+        foreign = List.copyOf(foreign);
         Objects.requireNonNull(oldestPendingAge, "oldestPendingAge");
         if (pending < 0 || waiting < 0 || dead < 0) {
             throw new IllegalArgumentException("counts must be >= 0: pending " + pending + ", waiting " + waiting + ", dead " + dead);
         }
+    }
+
+    /** Stats of a queue whose directories hold only its own nodes. */
+    public QueueStats(String queue, int pending, int waiting, List<Processing> processing, int dead,
+                      Duration oldestPendingAge, int depthCap) {
+        this(queue, pending, waiting, processing, dead, oldestPendingAge, depthCap, List.of());
     }
 
     /** Tasks in the queue: pending, waiting and processing (what the depth cap counts). */

@@ -2,6 +2,7 @@ package io.coord.queue;
 
 import io.coord.CodecException;
 import io.coord.CoordTimeoutException;
+import io.coord.internal.ForeignNodeWarnings;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -47,6 +48,7 @@ final class QueueWatch implements AutoCloseable {
     private final QueueLayout layout;
     private final TaskCodec<?> codec;
     private final TaskIndex index;
+    private final ForeignNodeWarnings foreign;
     private final WatcherRemoveCuratorFramework curator;
     private final PersistentWatcher claimsWatcher;
     private final PersistentWatcher tasksWatcher;
@@ -55,8 +57,9 @@ final class QueueWatch implements AutoCloseable {
     private final Set<String> corrupt = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    QueueWatch(CuratorFramework curator, QueueLayout layout, TaskCodec<?> codec, TaskIndex index) {
+    QueueWatch(CuratorFramework curator, QueueLayout layout, TaskCodec<?> codec, TaskIndex index, ForeignNodeWarnings foreign) {
         this.layout = layout;
+        this.foreign = foreign;
         this.codec = codec;
         this.index = index;
         this.curator = curator.newWatcherRemoveCuratorFramework();
@@ -95,6 +98,9 @@ final class QueueWatch implements AutoCloseable {
         ZKPaths.PathAndNode pn = ZKPaths.getPathAndNode(path);
         String parent = pn.getPath();
         String name = pn.getNode();
+        if (event.getType() == Watcher.Event.EventType.NodeCreated && !understood(parent, name)) {
+            return; // logged once by understood(); a node that is not the queue's decides nothing
+        }
         if (parent.equals(layout.claims.value())) {
             switch (event.getType()) {
                 case NodeCreated -> index.claimCreated(name);
@@ -140,6 +146,20 @@ final class QueueWatch implements AutoCloseable {
         }
     }
 
+    static final String TASK_NAMES = QueueLayout.TASK_PREFIX + "{seq}";
+    static final String CLAIM_NAMES = QueueLayout.TASK_PREFIX + "{seq}" + QueueLayout.CLAIM_SEPARATOR + "{unique}";
+
+    /** Whether a created child of claims/ or tasks/ is the queue's; a foreign one is logged once. */
+    private boolean understood(String parent, String name) {
+        if (parent.equals(layout.claims.value())) {
+            return foreign.check(layout.claims, List.of(name), QueueLayout::isClaimName, CLAIM_NAMES).isEmpty();
+        }
+        if (parent.equals(layout.tasks.value())) {
+            return foreign.check(layout.tasks, List.of(name), QueueLayout::isTaskName, TASK_NAMES).isEmpty();
+        }
+        return true;
+    }
+
     /** After the watch is (re)registered: list claims, then tasks, then read every task. */
     private void resync() {
         if (closed) {
@@ -151,6 +171,7 @@ final class QueueWatch implements AutoCloseable {
                 index.viewWhole(); // a reconnect resyncs again; anything else must not stop claims
                 return;
             }
+            foreign.check(layout.claims, e.getChildren(), QueueLayout::isClaimName, CLAIM_NAMES);
             index.claimsAre(new HashSet<>(e.getChildren()));
             listTasks();
         }).forPath(layout.claims.value()));
@@ -162,6 +183,7 @@ final class QueueWatch implements AutoCloseable {
                 index.viewWhole();
                 return;
             }
+            foreign.check(layout.tasks, e.getChildren(), QueueLayout::isTaskName, TASK_NAMES);
             List<String> names = oldestFirst(e.getChildren());
             index.tasksAre(new HashSet<>(names));
             if (names.isEmpty()) {

@@ -4,6 +4,7 @@ import io.coord.Codec;
 import io.coord.CoordClient;
 import io.coord.CoordException;
 import io.coord.CoordPath;
+import io.coord.internal.ForeignNodeWarnings;
 import io.coord.internal.Zk;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.KeeperException;
+import org.slf4j.LoggerFactory;
 
 /** The queue: enqueue through {@link Enqueuer}, claims through {@link Claimer}, operator calls through {@link QueueAdmin}. */
 final class ZkTaskQueue<T> implements TaskQueue<T> {
@@ -23,6 +25,8 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
     final TaskCodec<T> codec;
     final QueueOptions options;
     final QueueMetrics metrics;
+    /** Nodes in the queue's directories that are not the queue's: logged once each, listed by {@link #stats()}. */
+    final ForeignNodeWarnings foreign;
     private final Enqueuer<T> enqueuer;
     private final Claimer<T> claimer;
     private final QueueAdmin<T> admin;
@@ -37,6 +41,7 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
         this.options = options;
         this.codec = new TaskCodec<>(layout.name, payloadCodec, options.maxTaskBytes());
         this.metrics = new QueueMetrics(zk.client().metrics(), layout.name);
+        this.foreign = new ForeignNodeWarnings(LoggerFactory.getLogger(TaskQueue.class), "queue '" + layout.name + "'");
         this.enqueuer = new Enqueuer<>(this);
         this.claimer = new Claimer<>(this);
         this.admin = new QueueAdmin<>(this);
@@ -51,10 +56,28 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
         Objects.requireNonNull(options, "options");
         Zk zk = Zk.of(client);
         QueueLayout layout = new QueueLayout(name);
+        // Before creating anything: a refused open leaves the other library's queue as it found it.
+        List<String> rootChildren = rootChildren(zk, layout);
+        List<String> curatorItems = rootChildren.stream().filter(QueueLayout::isCuratorItem).sorted().toList();
+        if (!curatorItems.isEmpty()) {
+            throw QueueLayout.curatorItemsAt(layout, curatorItems);
+        }
         for (CoordPath dir : List.of(layout.tasks, layout.claims, layout.dead, layout.keys)) {
             ensure(zk, dir);
         }
-        return new ZkTaskQueue<>(zk, layout, payloadCodec, options);
+        ZkTaskQueue<T> queue = new ZkTaskQueue<>(zk, layout, payloadCodec, options);
+        queue.foreign.check(layout.root, rootChildren, QueueLayout::isRootChild, String.join(", ", QueueLayout.ROOT_CHILDREN));
+        return queue;
+    }
+
+    private static List<String> rootChildren(Zk zk, QueueLayout layout) {
+        return zk.callUninterruptibly(layout.root, () -> {
+            try {
+                return zk.curator().getChildren().forPath(layout.root.value());
+            } catch (KeeperException.NoNodeException none) {
+                return List.<String>of();
+            }
+        });
     }
 
     /** Persistent, not containers: an emptied container may be reaped, and a re-created parent restarts the sequence. */
@@ -83,7 +106,7 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
                     throw new IllegalStateException("queue '" + layout.name + "' is closed");
                 }
                 TaskIndex fresh = new TaskIndex();
-                QueueWatch w = new QueueWatch(zk.curator(), layout, codec, fresh);
+                QueueWatch w = new QueueWatch(zk.curator(), layout, codec, fresh, foreign);
                 try {
                     w.start(zk.client().settings().connectionTimeout());
                 } catch (InterruptedException e) {

@@ -44,6 +44,12 @@
  * /queues/{name}/dead/task-0000000042           persistent: the dead letter (the task's JSON + deadAt)
  * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the task's key, exists exactly while the task does
  * </pre>
+ * Nothing else belongs there. {@link io.coord.queue.TaskQueue#open} refuses a path that holds
+ * Curator {@code DistributedQueue} items ({@code queue-{seq}}, directly under the root) with
+ * {@link io.coord.ForeignNodesException} naming them, before creating anything: neither library
+ * would deliver the other's work (docs/MIGRATING.md). Any other node the queue did not make (a
+ * typo'd child of {@code tasks/}, another tool's node) is never taken for a task or a claim: it is
+ * logged at WARN once and listed by {@link io.coord.queue.QueueStats#foreign()}.
  * Transactions:
  * <pre>
  * enqueue   multi(create keys/…, create tasks/task- SEQUENTIAL)
