@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Holding {
     final WaitRule.Type type;
+    /** What the lease belongs to: the parent of its node, or a semaphore's path above {@code leases/}. */
+    final io.coord.CoordPath lockPath;
     final NodeLease lease;
     final HolderInfo info;
     final Instant heldSince;
@@ -25,9 +27,10 @@ final class Holding {
     private volatile Runnable onEnd;
     private final AtomicBoolean endRun = new AtomicBoolean();
 
-    Holding(WaitRule.Type type, NodeLease lease, HolderInfo info, Instant heldSince, boolean stamped, LockMetrics metrics,
+    Holding(WaitRule.Type type, io.coord.CoordPath lockPath, NodeLease lease, HolderInfo info, Instant heldSince, boolean stamped, LockMetrics metrics,
             HeldSinceStamper stamper) {
         this.type = type;
+        this.lockPath = lockPath;
         this.lease = lease;
         this.info = info;
         this.heldSince = heldSince;

@@ -66,7 +66,9 @@ public final class Locks {
         if (permits < 1) {
             throw new IllegalArgumentException("a semaphore needs at least 1 permit, got " + permits);
         }
-        return new ZkSemaphore(queue(client, path, options), permits);
+        Objects.requireNonNull(path, "path");
+        // The gate of InterProcessSemaphoreV2's layout (SemaphoreLayout): a mutex at path/locks.
+        return new ZkSemaphore(queue(client, path.child(SemaphoreLayout.LOCKS), options), path, permits);
     }
 
     /** Who holds the lock at {@code path} and who waits, in queue order; empty lists if nobody. */

@@ -33,6 +33,17 @@ public interface Semaphore {
     /** Like {@link #acquire} (same rules) but no permit in time is an empty result. */
     Optional<LockLease> tryAcquire(Duration timeout) throws InterruptedException;
 
-    /** A permit only if one is free right now; never waits. */
+    /**
+     * A permit only if one is free right now and no other client is being admitted at this
+     * moment (the gate, {@code locks/}, is free); never waits.
+     */
     Optional<LockLease> tryAcquire() throws InterruptedException;
+
+    /**
+     * A view with the shape of Curator's {@code InterProcessSemaphoreV2} ({@code acquire},
+     * {@code acquire(qty)}, timed forms returning {@code null}, {@code returnLease}), whose leases
+     * are Curator {@link org.apache.curator.framework.recipes.locks.Lease}s that also carry their
+     * {@link LockLease}. The same object every call.
+     */
+    CuratorSemaphore asCuratorSemaphore();
 }

@@ -80,6 +80,18 @@ final class SemaphorePermits {
                 + permits + ") was recorded; nothing was acquired");
     }
 
+    /** The count recorded in {@code data} (the semaphore node's), or null if none is (inspection: never fails). */
+    static Integer recordedIn(CoordPath path, byte[] data) {
+        if (data == null || data.length == 0) {
+            return null;
+        }
+        try {
+            return decode(path, data).permits();
+        } catch (IllegalStateException e) {
+            return null;
+        }
+    }
+
     private static Recorded decode(CoordPath path, byte[] data) {
         try {
             Recorded r = CODEC.decode(path, data);

@@ -81,8 +81,7 @@ final class ZkLockQueue {
         long start = System.nanoTime();
         boolean forever = timeoutNanos < 0;
         long deadline = forever ? 0 : start + timeoutNanos;
-        String owner = options.ownerName() != null ? options.ownerName() : Thread.currentThread().getName();
-        HolderInfo info = HolderInfo.of(owner, request.type(), request.permits());
+        HolderInfo info = HolderInfo.of(owner(), request.type(), request.permits());
         LeaseNodes.Created created = LeaseNodes.create(zk, path, request.prefix(), encoded(info, request.type()),
                 request.anchor() < 0);
         // The lease starts now, while we queue: its own-node watch goes out in the background beside
@@ -92,10 +91,6 @@ final class ZkLockQueue {
         String outcome = "failed";
         NodeWatch watch = null; // made on the first wait: an uncontended acquire needs none
         try {
-            if (request.permits() != null) {
-                // Before any decision: a client with another count than the path's must take no permit.
-                SemaphorePermits.check(zk, path, request.permits());
-            }
             List<WaitRule.Node> queue = read(request, created);
             boolean waited = false;
             while (true) {
@@ -195,8 +190,7 @@ final class ZkLockQueue {
         String understood = switch (type) {
             case LOCK -> "mutex nodes (lock-, Coord's and Curator InterProcessMutex's)";
             case READ, WRITE -> "read-write lock nodes (__READ__/__WRIT__, Coord's and Curator InterProcessReadWriteLock's)";
-            case LEASE -> "Coord semaphore nodes (lease-; Curator's InterProcessSemaphoreV2 keeps leases/ and locks/ instead and"
-                    + " cannot share a path with it)";
+            case LEASE -> "semaphore lease nodes (lease-, Coord's and Curator InterProcessSemaphoreV2's)";
         };
         boolean oldLayout = foreign.stream().anyMatch(n -> n.matches("(_c_[0-9a-f-]{36}-)?(read-|write-).*"));
         int shown = Math.min(foreign.size(), 10);
@@ -243,12 +237,30 @@ final class ZkLockQueue {
                 throw unannounced(node, e);
             }
         }
-        lease.requireNotEnded("the grant of lock " + path);
-        Holding holding = new Holding(request.type(), lease, info, heldSince, stamp, metrics, stamper);
-        if (!stamp) {
+        return hold(request.type(), path, lease, info, heldSince, stamp);
+    }
+
+    /**
+     * The holding of a granted node: checks its lease has not ended meanwhile and has its grant
+     * time stamped later (unless {@code stamped}). {@code lockPath} is what the lease belongs to:
+     * this queue's path, or for a semaphore the semaphore's own path above its {@code leases/}.
+     */
+    Holding hold(WaitRule.Type type, CoordPath lockPath, NodeLease lease, HolderInfo info, Instant heldSince, boolean stamped) {
+        lease.requireNotEnded("the grant of lock " + lockPath);
+        Holding holding = new Holding(type, lockPath, lease, info, heldSince, stamped, metrics, stamper);
+        if (!stamped) {
             stamper.track(holding, () -> stampLater(holding));
         }
         return holding;
+    }
+
+    /** Who the nodes of this queue name as their owner: the options' name, else the calling thread's. */
+    String owner() {
+        return options.ownerName() != null ? options.ownerName() : Thread.currentThread().getName();
+    }
+
+    LockOptions options() {
+        return options;
     }
 
     private RuntimeException unannounced(CoordPath node, Exception e) {
@@ -273,7 +285,7 @@ final class ZkLockQueue {
     }
 
     /** Removes our node after a failed wait; the interrupt flag is kept but does not stop the delete. */
-    private void remove(LeaseNodes.Created created) {
+    void remove(LeaseNodes.Created created) {
         if (created.session().state().isTerminal()) {
             return; // the node ended with its session
         }
