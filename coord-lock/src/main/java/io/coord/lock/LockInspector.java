@@ -61,17 +61,17 @@ final class LockInspector {
     }
 
     /**
-     * While listing: a node with both {@code locks} and {@code leases} children and nothing else,
-     * or {@code leases} holding leases ({@code /locks/locks/x} is a mutex's path, not a semaphore).
+     * While listing: a node with both {@code locks} and {@code leases} children, or {@code leases}
+     * holding leases ({@code /locks/locks/x} is a mutex's path, not a semaphore).
      */
     private boolean isSemaphore(CoordPath node, List<String> children) throws InterruptedException {
-        return SemaphoreLayout.isSemaphore(children) && (children.size() == 2
+        return children.contains(SemaphoreLayout.LEASES) && (children.contains(SemaphoreLayout.LOCKS)
                 || !SemaphoreLayout.leases(children(node.child(SemaphoreLayout.LEASES))).isEmpty());
     }
 
     private LockInfo inspect(CoordPath path, List<String> children) throws InterruptedException {
-        if (SemaphoreLayout.isSemaphore(children)) {
-            return inspectSemaphore(path);
+        if (SemaphoreLayout.hasSemaphoreChild(children)) {
+            return inspectSemaphore(path, children);
         }
         List<LockInfo.Entry> holders = new ArrayList<>();
         List<LockInfo.Entry> waiters = new ArrayList<>();
@@ -92,8 +92,10 @@ final class LockInspector {
      * clients queued at the gate. Permits: the count recorded in the semaphore's node, else the
      * permits a Coord lease names; with neither (Curator's clients only), every lease holds. The
      * client being admitted is listed once (by its lease, or at the head of the gate's queue).
+     * Foreign: other children of the path by name, those of {@code leases/} and {@code locks/}
+     * as {@code leases/<name>} and {@code locks/<name>}.
      */
-    private LockInfo inspectSemaphore(CoordPath path) throws InterruptedException {
+    private LockInfo inspectSemaphore(CoordPath path, List<String> children) throws InterruptedException {
         CoordPath leasesPath = path.child(SemaphoreLayout.LEASES);
         CoordPath locksPath = path.child(SemaphoreLayout.LOCKS);
         List<String> leaseChildren = children(leasesPath);
@@ -119,7 +121,7 @@ final class LockInspector {
                 waiters.add(gate.get(i).entry(locksPath));
             }
         }
-        List<String> foreign = new ArrayList<>();
+        List<String> foreign = new ArrayList<>(SemaphoreLayout.foreignAtRoot(children));
         SemaphoreLayout.foreignLeases(leaseChildren).forEach(n -> foreign.add(SemaphoreLayout.LEASES + "/" + n));
         WaitRule.foreign(lockChildren, Set.of(WaitRule.Type.LOCK)).forEach(n -> foreign.add(SemaphoreLayout.LOCKS + "/" + n));
         return new LockInfo(path, holders, waiters, foreign);

@@ -24,9 +24,9 @@ final class SemaphoreLayout {
     private SemaphoreLayout() {
     }
 
-    /** Whether {@code children} of a node are a semaphore's (and there is at least one). */
-    static boolean isSemaphore(Collection<String> children) {
-        return !children.isEmpty() && CHILDREN.containsAll(children);
+    /** Whether {@code children} of a node include a semaphore's ({@code locks} or {@code leases}). */
+    static boolean hasSemaphoreChild(Collection<String> children) {
+        return children.contains(LOCKS) || children.contains(LEASES);
     }
 
     /** The children of the semaphore's own node that are not {@code locks} or {@code leases}, by name. */
