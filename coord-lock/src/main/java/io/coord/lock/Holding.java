@@ -23,18 +23,18 @@ final class Holding {
     final LockMetrics metrics;
     private final long grantedNanos = System.nanoTime();
     private final AtomicInteger handles = new AtomicInteger(1);
-    private final AtomicBoolean stamped;
+    private final AtomicBoolean stamped = new AtomicBoolean();
     private volatile Runnable onEnd;
     private final AtomicBoolean endRun = new AtomicBoolean();
 
-    Holding(WaitRule.Type type, io.coord.CoordPath lockPath, NodeLease lease, HolderInfo info, Instant heldSince, boolean stamped, LockMetrics metrics,
+    Holding(WaitRule.Type type, io.coord.CoordPath lockPath, NodeLease lease, HolderInfo info, Instant heldSince, LockMetrics metrics,
             HeldSinceStamper stamper) {
         this.type = type;
         this.lockPath = lockPath;
         this.lease = lease;
         this.info = info;
         this.heldSince = heldSince;
-        this.stamped = new AtomicBoolean(stamped);
+        
         this.metrics = metrics;
         this.acquiredBy = Thread.currentThread();
         lease.ended().whenComplete((state, error) -> {

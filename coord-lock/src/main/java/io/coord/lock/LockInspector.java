@@ -81,7 +81,7 @@ final class LockInspector {
             Set<WaitRule.Type> family = read.node.type() == WaitRule.Type.LOCK ? Set.of(WaitRule.Type.LOCK)
                     : Set.of(WaitRule.Type.READ, WaitRule.Type.WRITE);
             List<WaitRule.Node> queue = present.stream().filter(n -> family.contains(n.type())).toList();
-            (WaitRule.holds(queue, read.node, 1) ? holders : waiters).add(read.entry(path));
+            (WaitRule.holds(queue, read.node) ? holders : waiters).add(read.entry(path));
         }
         return new LockInfo(path, holders, waiters, WaitRule.foreign(children, QUEUED));
     }

@@ -57,6 +57,7 @@ public final class Locks {
     /**
      * A semaphore of {@code permits} (at least 1; every user of {@code path} must give the same
      * number: the first acquire records it in the path's node, another count is refused at acquire).
+     * Curator's InterProcessSemaphoreV2 on the same path shares it (V2 does not compare counts).
      */
     public static Semaphore semaphore(CoordClient client, CoordPath path, int permits) {
         return semaphore(client, path, permits, LockOptions.defaults());
@@ -77,7 +78,7 @@ public final class Locks {
         return new LockInspector(Zk.of(client)).inspect(path);
     }
 
-    /** Every lock (a node with lock, read, write or lease children) at or under {@code prefix}. */
+    /** Every lock (a node with lock, read or write children, or a semaphore's leases/) at or under {@code prefix}. */
     public static List<LockInfo> list(CoordClient client, CoordPath prefix) throws InterruptedException {
         Objects.requireNonNull(prefix, "prefix");
         return new LockInspector(Zk.of(client)).list(prefix);

@@ -127,7 +127,7 @@ final class ZkSemaphore implements Semaphore {
                 List<String> children = wake == null ? children(leases) : watchedChildren(wake);
                 decide(children, ours, created);
                 if (children.size() <= permits) {
-                    Holding holding = gate.hold(WaitRule.Type.LEASE, path, lease, info, gate.options().clock().instant(), false);
+                    Holding holding = gate.hold(WaitRule.Type.LEASE, path, lease, info, gate.options().clock().instant());
                     granted = true;
                     return Optional.of(holding);
                 }
