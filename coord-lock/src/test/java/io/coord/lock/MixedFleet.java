@@ -246,7 +246,6 @@ final class MixedFleet implements AutoCloseable {
     /** Runs {@code total} acquisitions without faults and checks what must hold; returns what it saw. */
     Result runClean(int total, Duration budget) throws InterruptedException {
         Result r = run(total, budget, null, s -> true);
-        System.out.println("FLEET " + r.summary());
         assertClean(r, total);
         return r;
     }
@@ -257,7 +256,6 @@ final class MixedFleet implements AutoCloseable {
      */
     Result runCounted(int total, Duration budget) throws InterruptedException {
         Result r = run(total, budget, null, s -> true);
-        System.out.println("FLEET " + r.summary());
         assertTrue(r.acquisitions() >= total, r.summary());
         assertEquals(List.of(), r.overlaps(), r.summary());
         assertEquals(Map.of(), r.failures(), r.summary());
@@ -273,7 +271,6 @@ final class MixedFleet implements AutoCloseable {
         // Until the victim held again on its new session, however long its client takes to get one.
         Result r = run(total, budget, () -> expired.add(Faults.expireSession(victim, server.ensemble())),
                 s -> !expired.isEmpty() && s.exclusiveOrder().stream().anyMatch(v -> v.who().equals(victimName) && !expired.contains(v.session())));
-        System.out.println("FLEET " + r.summary());
         assertExpiryRun(r, expired, victimName, total);
         return r;
     }
