@@ -102,7 +102,8 @@ class CuratorSemaphoreViewIT {
     @Test
     void theLossSignalIsReachableFromTheViewsLease() throws Exception {
         CoordClient client = SERVER.newClient();
-        CuratorSemaphore.CoordLease lease = Locks.semaphore(client, SEM, 1).asCuratorSemaphore().acquire();
+        CuratorSemaphore.CoordLease lease = Locks.semaphore(client, SEM, 1).asCuratorSemaphore().acquire(WAIT_MS, TimeUnit.MILLISECONDS);
+        assertNotNull(lease, "a free permit");
         LockTesting.expire(client, SERVER);
         assertEquals(LeaseState.LOST, lease.lockLease().ended().get(10, TimeUnit.SECONDS));
         lease.close(); // closing a lost lease stays LOST and throws nothing
