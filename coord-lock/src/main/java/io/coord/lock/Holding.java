@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Holding {
     final WaitRule.Type type;
+    /** What the lease belongs to: the parent of its node, or a semaphore's path above {@code leases/}. */
+    final io.coord.CoordPath lockPath;
     final NodeLease lease;
     final HolderInfo info;
     final Instant heldSince;
@@ -21,17 +23,18 @@ final class Holding {
     final LockMetrics metrics;
     private final long grantedNanos = System.nanoTime();
     private final AtomicInteger handles = new AtomicInteger(1);
-    private final AtomicBoolean stamped;
+    private final AtomicBoolean stamped = new AtomicBoolean();
     private volatile Runnable onEnd;
     private final AtomicBoolean endRun = new AtomicBoolean();
 
-    Holding(WaitRule.Type type, NodeLease lease, HolderInfo info, Instant heldSince, boolean stamped, LockMetrics metrics,
+    Holding(WaitRule.Type type, io.coord.CoordPath lockPath, NodeLease lease, HolderInfo info, Instant heldSince, LockMetrics metrics,
             HeldSinceStamper stamper) {
         this.type = type;
+        this.lockPath = lockPath;
         this.lease = lease;
         this.info = info;
         this.heldSince = heldSince;
-        this.stamped = new AtomicBoolean(stamped);
+        
         this.metrics = metrics;
         this.acquiredBy = Thread.currentThread();
         lease.ended().whenComplete((state, error) -> {

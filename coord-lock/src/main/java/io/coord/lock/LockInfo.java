@@ -11,13 +11,17 @@ import java.util.Optional;
  * holds it and who waits, in queue order. A snapshot: by the time it is read it may have changed.
  *
  * @param path    the lock node
- * @param holders nodes that hold (one for a lock or write; several readers or semaphore leases)
- * @param waiters nodes that wait, first in line first
+ * @param holders nodes that hold (one for a lock or write; several readers or semaphore leases,
+ *                which are nodes of the semaphore's {@code leases/})
+ * @param waiters nodes that wait, first in line first; for a semaphore, the lease of the client
+ *                waiting for room, then the clients queued at its gate ({@code locks/}, type
+ *                {@code lock})
  * @param foreign children that are no lock node Coord understands (neither Coord's nor Curator's
  *                lock, read-write lock or semaphore nodes: a typo'd child, another tool's node,
- *                Coord's read-write layout before it took Curator's names), by name. While any
- *                is there, every acquire on this path fails with
- *                {@link io.coord.ForeignNodesException} naming them
+ *                Coord's read-write or semaphore layout before it took Curator's), by name; for a
+ *                semaphore those in {@code leases/} and {@code locks/} as {@code leases/<name>}
+ *                and {@code locks/<name>}. While any is there, every acquire on this path fails
+ *                with {@link io.coord.ForeignNodesException} naming them
  */
 public record LockInfo(CoordPath path, List<Entry> holders, List<Entry> waiters, List<String> foreign) {
     public LockInfo {

@@ -30,6 +30,9 @@ final class LockInspector {
         this.zk = zk;
     }
 
+    /** The lock kinds queued directly under a lock path (a semaphore's leases are a level down: {@link SemaphoreLayout}). */
+    private static final Set<WaitRule.Type> QUEUED = EnumSet.of(WaitRule.Type.LOCK, WaitRule.Type.READ, WaitRule.Type.WRITE);
+
     LockInfo inspect(CoordPath path) throws InterruptedException {
         return inspect(path, children(path));
     }
@@ -46,7 +49,8 @@ final class LockInspector {
                 throw new CoordException("more than " + MAX_VISITED + " nodes under " + prefix + "; give a narrower prefix");
             }
             List<String> children = children(next);
-            if (!WaitRule.queue(children, EnumSet.allOf(WaitRule.Type.class)).isEmpty()) {
+            // lease- directly under a path: Coord's semaphore before it took V2's layout, shown as foreign
+            if (isSemaphore(next, children) || !WaitRule.queue(children, EnumSet.allOf(WaitRule.Type.class)).isEmpty()) {
                 out.add(inspect(next, children));
                 continue; // lock nodes are ephemeral: nothing below them
             }
@@ -56,33 +60,94 @@ final class LockInspector {
         return out;
     }
 
+    /**
+     * While listing: a node with both {@code locks} and {@code leases} children, or {@code leases}
+     * holding leases ({@code /locks/locks/x} is a mutex's path, not a semaphore).
+     */
+    private boolean isSemaphore(CoordPath node, List<String> children) throws InterruptedException {
+        return children.contains(SemaphoreLayout.LEASES) && (children.contains(SemaphoreLayout.LOCKS)
+                || !SemaphoreLayout.leases(children(node.child(SemaphoreLayout.LEASES))).isEmpty());
+    }
+
     private LockInfo inspect(CoordPath path, List<String> children) throws InterruptedException {
+        if (SemaphoreLayout.hasSemaphoreChild(children)) {
+            return inspectSemaphore(path, children);
+        }
         List<LockInfo.Entry> holders = new ArrayList<>();
         List<LockInfo.Entry> waiters = new ArrayList<>();
-        List<WaitRule.Node> all = WaitRule.queue(children, EnumSet.allOf(WaitRule.Type.class));
-        List<Read> reads = new ArrayList<>();
-        int permits = 1;
-        for (WaitRule.Node node : all) {
-            Read read = read(path, node);
-            if (read != null) {
-                reads.add(read);
-                if (read.info != null && read.info.permits() != null) {
-                    permits = Math.max(permits, read.info.permits());
-                }
-            }
-        }
+        List<Read> reads = reads(path, WaitRule.queue(children, QUEUED));
         List<WaitRule.Node> present = reads.stream().map(Read::node).toList();
         for (Read read : reads) {
-            Set<WaitRule.Type> family = switch (read.node.type()) {
-                case LOCK -> Set.of(WaitRule.Type.LOCK);
-                case READ, WRITE -> Set.of(WaitRule.Type.READ, WaitRule.Type.WRITE);
-                case LEASE -> Set.of(WaitRule.Type.LEASE);
-            };
+            Set<WaitRule.Type> family = read.node.type() == WaitRule.Type.LOCK ? Set.of(WaitRule.Type.LOCK)
+                    : Set.of(WaitRule.Type.READ, WaitRule.Type.WRITE);
             List<WaitRule.Node> queue = present.stream().filter(n -> family.contains(n.type())).toList();
-            int slots = read.node.type() == WaitRule.Type.LEASE ? permits : 1;
-            (WaitRule.holds(queue, read.node, slots) ? holders : waiters).add(read.entry(path));
+            (WaitRule.holds(queue, read.node) ? holders : waiters).add(read.entry(path));
         }
-        return new LockInfo(path, holders, waiters, WaitRule.foreign(children, EnumSet.allOf(WaitRule.Type.class)));
+        return new LockInfo(path, holders, waiters, WaitRule.foreign(children, QUEUED));
+    }
+
+    /**
+     * A semaphore (V2's layout): the first {@code permits} leases in sequence order hold (only the
+     * gate's holder adds one, so any beyond them is that client waiting for room), then the
+     * clients queued at the gate. Permits: the count recorded in the semaphore's node, else the
+     * permits a Coord lease names; with neither (Curator's clients only), every lease holds. The
+     * client being admitted is listed once (by its lease, or at the head of the gate's queue).
+     * Foreign: other children of the path by name, those of {@code leases/} and {@code locks/}
+     * as {@code leases/<name>} and {@code locks/<name>}.
+     */
+    private LockInfo inspectSemaphore(CoordPath path, List<String> children) throws InterruptedException {
+        CoordPath leasesPath = path.child(SemaphoreLayout.LEASES);
+        CoordPath locksPath = path.child(SemaphoreLayout.LOCKS);
+        List<String> leaseChildren = children(leasesPath);
+        List<String> lockChildren = children(locksPath);
+        List<Read> leases = reads(leasesPath, SemaphoreLayout.leases(leaseChildren));
+        Integer permits = SemaphorePermits.recordedIn(path, data(path));
+        for (Read read : leases) {
+            if (permits == null && read.info != null && read.info.permits() != null) {
+                permits = read.info.permits();
+            }
+        }
+        int holding = permits == null ? leases.size() : Math.min(permits, leases.size());
+        List<LockInfo.Entry> holders = new ArrayList<>();
+        List<LockInfo.Entry> waiters = new ArrayList<>();
+        for (int i = 0; i < leases.size(); i++) {
+            (i < holding ? holders : waiters).add(leases.get(i).entry(leasesPath));
+        }
+        List<Read> gate = reads(locksPath, WaitRule.queue(lockChildren, Set.of(WaitRule.Type.LOCK)));
+        // A lease beyond the permits is the gate holder's, waiting for room: listed once, as that lease.
+        long admitting = leases.size() > holding ? leases.get(leases.size() - 1).stat.getEphemeralOwner() : 0;
+        for (int i = 0; i < gate.size(); i++) {
+            if (i > 0 || admitting == 0 || gate.get(i).stat.getEphemeralOwner() != admitting) {
+                waiters.add(gate.get(i).entry(locksPath));
+            }
+        }
+        List<String> foreign = new ArrayList<>(SemaphoreLayout.foreignAtRoot(children));
+        SemaphoreLayout.foreignLeases(leaseChildren).forEach(n -> foreign.add(SemaphoreLayout.LEASES + "/" + n));
+        WaitRule.foreign(lockChildren, Set.of(WaitRule.Type.LOCK)).forEach(n -> foreign.add(SemaphoreLayout.LOCKS + "/" + n));
+        return new LockInfo(path, holders, waiters, foreign);
+    }
+
+    private List<Read> reads(CoordPath parent, List<WaitRule.Node> nodes) throws InterruptedException {
+        List<Read> reads = new ArrayList<>();
+        for (WaitRule.Node node : nodes) {
+            Read read = read(parent, node);
+            if (read != null) {
+                reads.add(read);
+            }
+        }
+        return reads;
+    }
+
+    private byte[] data(CoordPath path) throws InterruptedException {
+        try {
+            return zk.curator().getData().forPath(path.value());
+        } catch (KeeperException.NoNodeException gone) {
+            return null;
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw zk.translate(e, path);
+        }
     }
 
     private record Read(WaitRule.Node node, Stat stat, HolderInfo info) {

@@ -25,7 +25,10 @@ import java.time.Instant;
  * acquire again to get a new lease with a higher token.
  */
 public interface LockLease extends Lease {
-    /** The lock this lease belongs to (the parent of {@link #node()}). */
+    /**
+     * The lock this lease belongs to: the parent of {@link #node()}, or for a semaphore permit the
+     * semaphore's path (its lease nodes are under {@code leases/} there).
+     */
     CoordPath lockPath();
 
     /** When the lock was granted to this lease (the options' clock), not when it was asked for. */

@@ -57,6 +57,7 @@ public final class Locks {
     /**
      * A semaphore of {@code permits} (at least 1; every user of {@code path} must give the same
      * number: the first acquire records it in the path's node, another count is refused at acquire).
+     * Curator's InterProcessSemaphoreV2 on the same path shares it (V2 does not compare counts).
      */
     public static Semaphore semaphore(CoordClient client, CoordPath path, int permits) {
         return semaphore(client, path, permits, LockOptions.defaults());
@@ -66,7 +67,9 @@ public final class Locks {
         if (permits < 1) {
             throw new IllegalArgumentException("a semaphore needs at least 1 permit, got " + permits);
         }
-        return new ZkSemaphore(queue(client, path, options), permits);
+        Objects.requireNonNull(path, "path");
+        // The gate of InterProcessSemaphoreV2's layout (SemaphoreLayout): a mutex at path/locks.
+        return new ZkSemaphore(queue(client, path.child(SemaphoreLayout.LOCKS), options), path, permits);
     }
 
     /** Who holds the lock at {@code path} and who waits, in queue order; empty lists if nobody. */
@@ -75,7 +78,7 @@ public final class Locks {
         return new LockInspector(Zk.of(client)).inspect(path);
     }
 
-    /** Every lock (a node with lock, read, write or lease children) at or under {@code prefix}. */
+    /** Every lock (a node with lock, read or write children, or a semaphore's leases/) at or under {@code prefix}. */
     public static List<LockInfo> list(CoordClient client, CoordPath prefix) throws InterruptedException {
         Objects.requireNonNull(prefix, "prefix");
         return new LockInspector(Zk.of(client)).list(prefix);

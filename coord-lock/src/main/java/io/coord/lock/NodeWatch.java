@@ -8,7 +8,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * One waiter's watches for one acquire, on coord-core's {@link WakeSignal}: {@code getData}
@@ -38,22 +37,17 @@ final class NodeWatch implements AutoCloseable {
     /**
      * Watches {@code nodes} under {@code parent} and waits for one of them to change, until
      * {@code deadlineNanos} unless {@code forever}. Returns at once, without waiting, if a node is
-     * already gone, or (with {@code wakeOnStamp}) already has data written after its create; or if
-     * a node watched before went or changed since the last return (it is reported then).
+     * already gone, or if a node watched before went or changed since the last return (it is
+     * reported then).
      */
-    Signal await(CoordPath parent, List<String> nodes, boolean wakeOnStamp, boolean forever, long deadlineNanos)
+    Signal await(CoordPath parent, List<String> nodes, boolean forever, long deadlineNanos)
             throws InterruptedException {
         long seen = wake.epoch(); // before the reads: a wake-up in between is not lost
         Set<String> gone = new HashSet<>();
-        Set<String> changed = new HashSet<>();
         for (String name : nodes) {
             CoordPath node = parent.child(name);
-            Stat stat = new Stat();
             try {
-                wake.watching().getData().storingStatIn(stat).usingWatcher(wake).forPath(node.value());
-                if (wakeOnStamp && stat.getVersion() > 0) {
-                    changed.add(name);
-                }
+                wake.watching().getData().usingWatcher(wake).forPath(node.value());
             } catch (KeeperException.NoNodeException e) {
                 gone.add(name);
             } catch (InterruptedException e) {
@@ -64,9 +58,6 @@ final class NodeWatch implements AutoCloseable {
         }
         if (!gone.isEmpty()) {
             return new Signal(Kind.GONE, gone);
-        }
-        if (!changed.isEmpty()) {
-            return new Signal(Kind.CHANGED, changed);
         }
         while (true) {
             WakeSignal.Wakes wakes = wake.take();

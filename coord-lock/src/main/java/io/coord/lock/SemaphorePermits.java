@@ -15,8 +15,10 @@ import org.slf4j.LoggerFactory;
  * acquire records its count as JSON {@code {"permits":N}} in the semaphore's own node; every
  * later acquire compares and refuses another count.
  *
- * <p>Checked after our node is queued and before any decision: a container parent with a child
- * is not reaped, so the record we read is the one our node stands under. A node with no data (made
+ * <p>Checked while we hold the semaphore's gate ({@code locks/}) and before our lease is created:
+ * a container parent with a descendant is not reaped, so the record we read is the one our gate
+ * node stands under. The semaphore's own node is a place Curator's InterProcessSemaphoreV2 never
+ * reads (it neither records nor compares counts), so the record changes nothing for its clients. A node with no data (made
  * before counts were recorded, or just created as a parent) gets ours, by compare-and-set on its
  * version: of two first clients, one records and the other compares. When the container is reaped
  * (no node left), its count goes with it and the next first client records again.
@@ -78,6 +80,18 @@ final class SemaphorePermits {
         }
         throw new IllegalStateException("the node of semaphore " + path + " kept changing while its permit count ("
                 + permits + ") was recorded; nothing was acquired");
+    }
+
+    /** The count recorded in {@code data} (the semaphore node's), or null if none is (inspection: never fails). */
+    static Integer recordedIn(CoordPath path, byte[] data) {
+        if (data == null || data.length == 0) {
+            return null;
+        }
+        try {
+            return decode(path, data).permits();
+        } catch (IllegalStateException e) {
+            return null;
+        }
     }
 
     private static Recorded decode(CoordPath path, byte[] data) {

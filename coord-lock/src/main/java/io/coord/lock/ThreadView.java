@@ -1,14 +1,12 @@
 package io.coord.lock;
 
 import io.coord.CoordPath;
-import io.coord.SessionExpiredException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.curator.RetryPolicy;
-import org.apache.curator.RetrySleeper;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 
 /**
@@ -19,12 +17,6 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * session ends starts again on the new session, as InterProcessMutex does.
  */
 final class ThreadView implements InterProcessLock {
-    /** How the view gets a fresh lease: {@code timeoutNanos} < 0 waits until granted or interrupted. */
-    @FunctionalInterface
-    interface Acquirer {
-        Optional<LockLease> acquire(long timeoutNanos) throws InterruptedException;
-    }
-
     private static final class Hold {
         final LockLease lease;
         int count = 1; // only the owning thread touches it
@@ -36,11 +28,11 @@ final class ThreadView implements InterProcessLock {
 
     private final CoordPath path;
     private final String what;
-    private final Acquirer acquirer;
+    private final AcrossSessions.Acquirer acquirer;
     private final RetryPolicy retry;
     private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
 
-    ThreadView(CoordPath path, String what, Acquirer acquirer, RetryPolicy retry) {
+    ThreadView(CoordPath path, String what, AcrossSessions.Acquirer acquirer, RetryPolicy retry) {
         this.path = path;
         this.what = what;
         this.acquirer = acquirer;
@@ -72,37 +64,9 @@ final class ThreadView implements InterProcessLock {
         return lease.isPresent();
     }
 
-    /**
-     * Curator's contract: when the waiter's session ends while it waits (its queued node is gone
-     * with it), InterProcessMutex's acquire starts again on the new session, as often as the
-     * client's retry policy allows (LockInternals.attemptLock asks it). So does the view: it asks
-     * the same policy, the client's own, and the policy's sleep is cut at the caller's deadline.
-     * Only waiting is retried; a hold is never re-taken behind the caller's back (a held lease
-     * that is lost stays LOST).
-     */
+    /** Starts again on a new session when the waiter's ends, as InterProcessMutex does ({@link AcrossSessions}). */
     private Optional<LockLease> acquireAcrossSessions(long timeoutNanos) throws InterruptedException {
-        long start = System.nanoTime();
-        RetrySleeper untilDeadline = (time, unit) -> {
-            long nanos = timeoutNanos < 0 ? unit.toNanos(time) : Math.min(unit.toNanos(time), start + timeoutNanos - System.nanoTime());
-            if (nanos > 0) {
-                TimeUnit.NANOSECONDS.sleep(nanos);
-            }
-        };
-        for (int retries = 0; ; retries++) {
-            long left = timeoutNanos < 0 ? -1 : Math.max(0, timeoutNanos - (System.nanoTime() - start));
-            try {
-                return acquirer.acquire(left);
-            } catch (SessionExpiredException e) {
-                long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                boolean again = retry.allowRetry(retries, elapsedMs, untilDeadline);
-                if (Thread.interrupted()) { // the policy swallows an interrupt of its sleep and sets the flag again
-                    throw new InterruptedException("interrupted while waiting to queue again for " + path + " after " + e.getMessage());
-                }
-                if (!again || (timeoutNanos >= 0 && System.nanoTime() - start >= timeoutNanos)) {
-                    throw e;
-                }
-            }
-        }
+        return AcrossSessions.acquire(retry, path, acquirer, timeoutNanos);
     }
 
     @Override

@@ -30,10 +30,6 @@ import java.util.Set;
  *   <li>read: holds when no write is ahead (its own anchor, the write of the same sequence,
  *       excepted); otherwise watches the nearest write ahead. Readers queue behind waiting
  *       writers, so writers never starve;
- *   <li>lease (semaphore of {@code slots}): holds among the first {@code slots}; the first
- *       waiter watches every holder; later waiters watch their predecessor and treat it being
- *       stamped (its data written at grant) as a wake-up, because a predecessor that was granted
- *       does not disappear;
  *   <li>only one waiter is woken per change (no herd), except readers behind one writer, who all
  *       become eligible at once.
  * </ul>
@@ -50,7 +46,10 @@ final class WaitRule {
         /** Curator's InterProcessReadWriteLock names (both 8 characters, as its sorting needs). */
         READ("__READ__"),
         WRITE("__WRIT__"),
-        /** Coord's own: Curator's InterProcessSemaphoreV2 has another layout. */
+        /**
+         * Curator InterProcessSemaphoreV2's lease nodes (in a semaphore's {@code leases/}). Only
+         * named here: leases are counted, not queued ({@link SemaphoreLayout}), so no decision here.
+         */
         LEASE("lease-");
 
         final String prefix;
@@ -82,12 +81,8 @@ final class WaitRule {
         ANCHOR_MISSING
     }
 
-    /**
-     * @param watch          the nodes to watch (empty unless WAIT)
-     * @param wakeOnStamp    a watched node whose data was already written counts as a change
-     * @param stampOnGrant   on GRANTED: write the node's data so a waiter watching it learns of the grant
-     */
-    record Decision(Outcome outcome, List<String> watch, boolean wakeOnStamp, boolean stampOnGrant) {
+    /** @param watch the nodes to watch (empty unless WAIT) */
+    record Decision(Outcome outcome, List<String> watch) {
         Decision {
             watch = List.copyOf(watch);
             if ((outcome == Outcome.WAIT) == watch.isEmpty()) {
@@ -97,7 +92,7 @@ final class WaitRule {
         }
 
         static Decision of(Outcome outcome) {
-            return new Decision(outcome, List.of(), false, false);
+            return new Decision(outcome, List.of());
         }
     }
 
@@ -176,30 +171,27 @@ final class WaitRule {
     }
 
     /**
-     * Decides for the node named {@code ours}. {@code slots} is the semaphore's permits (1 for
-     * every other kind). {@code anchor}: the sequence of the write an anchored read of ours was
-     * made under, which must still be there (the read is only valid while its write holds), or -1
-     * (not anchored, or inspecting a lock after a downgrade finished).
+     * Decides for the node named {@code ours}. {@code anchor}: the sequence of the write an
+     * anchored read of ours was made under, which must still be there (the read is only valid
+     * while its write holds), or -1 (not anchored, or inspecting a lock after a downgrade finished).
+     * A semaphore's leases are not decided here ({@link SemaphoreLayout} counts them).
      */
-    static Decision decide(List<Node> queue, String ours, int slots, long anchor) {
-        if (slots < 1) {
-            throw new IllegalArgumentException("slots must be >= 1, got " + slots);
-        }
+    static Decision decide(List<Node> queue, String ours, long anchor) {
         int at = indexOf(queue, ours);
         if (at < 0) {
             return Decision.of(Outcome.MISSING);
         }
         Node me = queue.get(at);
         return switch (me.type()) {
-            case LOCK, WRITE -> at == 0 ? Decision.of(Outcome.GRANTED) : waitFor(queue.get(at - 1), false);
+            case LOCK, WRITE -> at == 0 ? Decision.of(Outcome.GRANTED) : waitFor(queue.get(at - 1));
             case READ -> decideRead(queue, at, me, anchor);
-            case LEASE -> decideLease(queue, at, slots);
+            case LEASE -> throw new IllegalArgumentException("a semaphore lease (" + ours + ") is counted, not queued");
         };
     }
 
     /** Whether {@code node} holds in {@code queue} (inspection: anchors need not be present). */
-    static boolean holds(List<Node> queue, Node node, int slots) {
-        return decide(queue, node.name(), slots, -1).outcome() == Outcome.GRANTED;
+    static boolean holds(List<Node> queue, Node node) {
+        return decide(queue, node.name(), -1).outcome() == Outcome.GRANTED;
     }
 
     private static Decision decideRead(List<Node> queue, int at, Node me, long anchor) {
@@ -215,24 +207,11 @@ final class WaitRule {
                 blocking = n;
             }
         }
-        return blocking == null ? Decision.of(Outcome.GRANTED) : waitFor(blocking, false);
+        return blocking == null ? Decision.of(Outcome.GRANTED) : waitFor(blocking);
     }
 
-    private static Decision decideLease(List<Node> queue, int at, int slots) {
-        if (at < slots) {
-            // A successor may be watching us as its predecessor: tell it we were granted.
-            boolean successorWaits = slots > 1 && at < queue.size() - 1;
-            return new Decision(Outcome.GRANTED, List.of(), false, successorWaits);
-        }
-        if (at == slots) {
-            // First waiter: any holder leaving frees our slot.
-            return new Decision(Outcome.WAIT, queue.subList(0, slots).stream().map(Node::name).toList(), false, false);
-        }
-        return waitFor(queue.get(at - 1), slots > 1);
-    }
-
-    private static Decision waitFor(Node node, boolean wakeOnStamp) {
-        return new Decision(Outcome.WAIT, List.of(node.name()), wakeOnStamp, false);
+    private static Decision waitFor(Node node) {
+        return new Decision(Outcome.WAIT, List.of(node.name()));
     }
 
     private static int indexOf(List<Node> queue, String name) {

@@ -46,7 +46,7 @@ final class ZkLockLease implements LockLease {
 
     @Override
     public CoordPath lockPath() {
-        return holding.lease.node().parent();
+        return holding.lockPath;
     }
 
     @Override

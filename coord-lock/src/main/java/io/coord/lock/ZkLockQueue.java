@@ -1,8 +1,6 @@
 package io.coord.lock;
 
-import io.coord.ConnectionLostException;
 import io.coord.CoordClient;
-import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.ForeignNodesException;
 import io.coord.LeaseState;
@@ -27,23 +25,23 @@ import org.slf4j.LoggerFactory;
  * any failure, before returning. Curator's lock protocol (sequential nodes, a getData watch on one
  * predecessor, protected creates, guaranteed deletes) with Coord's additions: the token, the
  * per-lease state machine, nanoTime deadlines, and no re-read when the only node ahead of a
- * lock or lease waiter goes (nothing can queue ahead of it later, so the read would tell nothing).
+ * lock or read waiter goes (nothing can queue ahead of it later, so the read would tell nothing).
  */
 final class ZkLockQueue {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLockQueue.class);
 
     /**
-     * What to queue: the node kind, its name prefix, the kinds that share its queue, the slots
-     * (permits), and for an anchored read the sequence of its write (-1: none; the node is then
-     * sequential, an anchored read's name is whole already).
+     * What to queue: the node kind, its name prefix, the kinds that share its queue, and for an
+     * anchored read the sequence of its write (-1: none; the node is then sequential, an anchored
+     * read's name is whole already).
      */
-    record Request(WaitRule.Type type, String prefix, Set<WaitRule.Type> family, int slots, Integer permits, long anchor) {
+    record Request(WaitRule.Type type, String prefix, Set<WaitRule.Type> family, long anchor) {
         static Request of(WaitRule.Type type, Set<WaitRule.Type> family) {
-            return new Request(type, type.prefix, family, 1, null, -1);
+            return new Request(type, type.prefix, family, -1);
         }
 
         static Request anchoredRead(long writeSequence, Set<WaitRule.Type> family) {
-            return new Request(WaitRule.Type.READ, WaitRule.anchoredReadName(writeSequence), family, 1, null, writeSequence);
+            return new Request(WaitRule.Type.READ, WaitRule.anchoredReadName(writeSequence), family, writeSequence);
         }
     }
 
@@ -81,8 +79,7 @@ final class ZkLockQueue {
         long start = System.nanoTime();
         boolean forever = timeoutNanos < 0;
         long deadline = forever ? 0 : start + timeoutNanos;
-        String owner = options.ownerName() != null ? options.ownerName() : Thread.currentThread().getName();
-        HolderInfo info = HolderInfo.of(owner, request.type(), request.permits());
+        HolderInfo info = HolderInfo.of(owner(), request.type(), null);
         LeaseNodes.Created created = LeaseNodes.create(zk, path, request.prefix(), encoded(info, request.type()),
                 request.anchor() < 0);
         // The lease starts now, while we queue: its own-node watch goes out in the background beside
@@ -92,17 +89,12 @@ final class ZkLockQueue {
         String outcome = "failed";
         NodeWatch watch = null; // made on the first wait: an uncontended acquire needs none
         try {
-            if (request.permits() != null) {
-                // Before any decision: a client with another count than the path's must take no permit.
-                SemaphorePermits.check(zk, path, request.permits());
-            }
             List<WaitRule.Node> queue = read(request, created);
-            boolean waited = false;
             while (true) {
-                WaitRule.Decision d = WaitRule.decide(queue, ours, request.slots(), request.anchor());
+                WaitRule.Decision d = WaitRule.decide(queue, ours, request.anchor());
                 switch (d.outcome()) {
                     case GRANTED -> {
-                        Holding holding = grant(request, created, lease, info, d.stampOnGrant() || (waited && request.slots() > 1));
+                        Holding holding = grant(request, created, lease, info);
                         outcome = "acquired";
                         return Optional.of(holding);
                     }
@@ -115,15 +107,14 @@ final class ZkLockQueue {
                     outcome = "timeout";
                     return Optional.empty();
                 }
-                waited = true;
                 if (watch == null) {
                     watch = new NodeWatch(zk, created.session());
                 }
-                NodeWatch.Signal signal = watch.await(path, d.watch(), d.wakeOnStamp(), forever, deadline);
+                NodeWatch.Signal signal = watch.await(path, d.watch(), forever, deadline);
                 switch (signal.kind()) {
                     case GONE -> {
                         List<WaitRule.Node> reduced = WaitRule.without(queue, signal.nodes());
-                        boolean grantedNow = WaitRule.decide(reduced, ours, request.slots(), request.anchor()).outcome()
+                        boolean grantedNow = WaitRule.decide(reduced, ours, request.anchor()).outcome()
                                 == WaitRule.Outcome.GRANTED;
                         queue = grantedNow && WaitRule.grantSafeWithoutReread(request.type()) ? reduced : read(request, created);
                     }
@@ -195,8 +186,7 @@ final class ZkLockQueue {
         String understood = switch (type) {
             case LOCK -> "mutex nodes (lock-, Coord's and Curator InterProcessMutex's)";
             case READ, WRITE -> "read-write lock nodes (__READ__/__WRIT__, Coord's and Curator InterProcessReadWriteLock's)";
-            case LEASE -> "Coord semaphore nodes (lease-; Curator's InterProcessSemaphoreV2 keeps leases/ and locks/ instead and"
-                    + " cannot share a path with it)";
+            case LEASE -> "semaphore lease nodes (lease-, Coord's and Curator InterProcessSemaphoreV2's)";
         };
         boolean oldLayout = foreign.stream().anyMatch(n -> n.matches("(_c_[0-9a-f-]{36}-)?(read-|write-).*"));
         int shown = Math.min(foreign.size(), 10);
@@ -220,42 +210,29 @@ final class ZkLockQueue {
                 + " (token " + created.token() + ") was deleted by someone else while it waited");
     }
 
-    private Holding grant(Request request, LeaseNodes.Created created, NodeLease lease, HolderInfo info, boolean stamp)
-            throws InterruptedException {
-        Instant heldSince = options.clock().instant();
-        CoordPath node = created.token().node();
-        if (stamp) {
-            // A waiter may be watching us as its predecessor: writing our data wakes exactly it, and
-            // nothing else would (a granted node does not go away until it is released).
-            byte[] data = info.stamped(heldSince.toEpochMilli()).encode(node);
-            try {
-                zk.curator().setData().withVersion(0).forPath(node.value(), data);
-            } catch (KeeperException.NoNodeException e) {
-                throw missing(created);
-            } catch (KeeperException.BadVersionException e) {
-                // Our data was written already (a retried stamp that had landed): a watcher sees version > 0.
-            } catch (InterruptedException e) {
-                throw e;
-            } catch (Exception e) {
-                // Unannounced, this grant would leave the waiter behind us asleep while permits free
-                // up. So it is no grant: the caller's finally removes our node, and that deletion
-                // (guaranteed, it outlasts the outage) wakes the waiter instead.
-                throw unannounced(node, e);
-            }
-        }
-        lease.requireNotEnded("the grant of lock " + path);
-        Holding holding = new Holding(request.type(), lease, info, heldSince, stamp, metrics, stamper);
-        if (!stamp) {
-            stamper.track(holding, () -> stampLater(holding));
-        }
+    private Holding grant(Request request, LeaseNodes.Created created, NodeLease lease, HolderInfo info) {
+        return hold(request.type(), path, lease, info, options.clock().instant());
+    }
+
+    /**
+     * The holding of a granted node: checks its lease has not ended meanwhile and has its grant
+     * time stamped once it has held a while. {@code lockPath} is what the lease belongs to: this
+     * queue's path, or for a semaphore the semaphore's own path above its {@code leases/}.
+     */
+    Holding hold(WaitRule.Type type, CoordPath lockPath, NodeLease lease, HolderInfo info, Instant heldSince) {
+        lease.requireNotEnded("the grant of lock " + lockPath);
+        Holding holding = new Holding(type, lockPath, lease, info, heldSince, metrics, stamper);
+        stamper.track(holding, () -> stampLater(holding));
         return holding;
     }
 
-    private RuntimeException unannounced(CoordPath node, Exception e) {
-        CoordException cause = zk.translate(e, node);
-        String message = "the grant of " + node + " of semaphore " + path + " could not be written into its node for the waiter"
-                + " behind it (" + cause.getMessage() + "); nothing is held, the node is being removed; acquire again";
-        return cause instanceof ConnectionLostException ? new ConnectionLostException(message, cause) : new CoordException(message, cause);
+    /** Who the nodes of this queue name as their owner: the options' name, else the calling thread's. */
+    String owner() {
+        return options.ownerName() != null ? options.ownerName() : Thread.currentThread().getName();
+    }
+
+    LockOptions options() {
+        return options;
     }
 
     /** Records the grant time in a node held for a while, for inspection; best effort, never blocks. */
@@ -273,7 +250,7 @@ final class ZkLockQueue {
     }
 
     /** Removes our node after a failed wait; the interrupt flag is kept but does not stop the delete. */
-    private void remove(LeaseNodes.Created created) {
+    void remove(LeaseNodes.Created created) {
         if (created.session().state().isTerminal()) {
             return; // the node ended with its session
         }

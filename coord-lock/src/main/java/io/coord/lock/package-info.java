@@ -13,8 +13,8 @@
  *       Writes into ZooKeeper through {@link io.coord.Lease#guardedSetData} commit only while the
  *       lease's node exists; writes elsewhere are fenced by a {@link io.coord.fence.FenceGuard}.
  *   <li><b>Fair.</b> Waiters are granted in the order their nodes were created. A release wakes
- *       only the next waiter (each waiter watches one node; a semaphore's first waiter watches the
- *       holders) — no herd.
+ *       only the next waiter (each waiter watches one node; a semaphore admits one client at a
+ *       time through its gate, and only that client watches the leases) — no herd.
  *   <li><b>Bounded, clean waits.</b> Every wait has a bound or ends on interrupt; a waiter that
  *       gives up removes its own node before returning.
  *   <li><b>Handles own leases.</b> {@link io.coord.lock.LockLease} may be closed from any thread;
@@ -25,33 +25,38 @@
  *
  * <h2>Nodes</h2>
  * <pre>
- * /locks/{domain}/{resource}                    container (the lock path; any path works);
- *                                               a semaphore's holds {"permits":N}, recorded by the
- *                                               first acquire, compared by every later one
+ * /locks/{domain}/{resource}                    container (the lock path; any path works)
  *     _c_{uuid}-lock-0000000007                 mutex node: ephemeral, sequential, protected
  *     _c_{uuid}-__WRIT__0000000008 / -__READ__… read-write lock nodes, one queue
  *     _c_{uuid}-__READ__0000000008              read taken under write 8 (downgrade): not
  *                                               sequential, named with the write's sequence, so
  *                                               it queues at 8
- *     _c_{uuid}-lease-0000000009                semaphore nodes
+ *
+ * /locks/{domain}/{resource}                    a semaphore's path; holds {"permits":N}, recorded
+ *                                               by the first acquire, compared by every later one
+ *     locks/_c_{uuid}-lock-0000000003           the gate, a mutex: its holder creates its lease and
+ *                                               waits (holding the gate) until there is room
+ *     leases/_c_{uuid}-lease-0000000009         one per lease; the first N hold
  * </pre>
  * Each node holds JSON for inspection: host, pid, owner (thread or given name), kind, permits,
- * and — once held for a second, or at grant for a semaphore with waiters — the grant time.
+ * and — once held for a second — the grant time.
  *
  * <h2>Beside Curator on one path</h2>
  * The mutex and read-write lock nodes are named, ordered and decided exactly as Curator 5.9's
  * {@code InterProcessMutex} and {@code InterProcessReadWriteLock} do ({@code lock-},
  * {@code __WRIT__}, {@code __READ__}; a read under a write carries the write's sequence, as
- * Curator's does), so a fleet mixing both libraries on one path excludes correctly throughout a
- * rolling deploy (docs/MIGRATING.md). A child of a lock's path that is no node of its kind — a
- * typo'd child, another tool's node, another kind of lock, Coord's earlier read-write layout
- * ({@code read-}/{@code write-}) — is never ignored: every acquire fails with
- * {@link io.coord.ForeignNodesException} naming the path and the nodes (our node removed), and
- * {@link io.coord.lock.Locks#inspect} lists them in {@link io.coord.lock.LockInfo#foreign()}.
- * Coord's semaphore does not interoperate with {@code InterProcessSemaphoreV2} (whose layout is
- * {@code leases/} and {@code locks/} children): with Curator there first Coord refuses as above,
- * but a Curator client joining a path where Coord is first sees nothing, so a semaphore moves to a
- * new path when migrating.
+ * Curator's does), and the semaphore follows {@code InterProcessSemaphoreV2}'s protocol and layout
+ * (the {@code locks/} gate, {@code leases/}), so a fleet mixing both libraries on one path
+ * excludes correctly (a semaphore: never more than its permits) throughout a rolling deploy
+ * (docs/MIGRATING.md). Curator's V2 does not compare permit counts; Coord's clients do, among
+ * themselves. A child of a lock's path that is no node of its kind — a typo'd child, another
+ * tool's node, another kind of lock, Coord's earlier read-write layout ({@code read-}/{@code write-})
+ * or semaphore layout ({@code lease-} nodes directly under the path) — is never ignored: every
+ * acquire fails with {@link io.coord.ForeignNodesException} naming the path and the nodes (our
+ * node removed), and {@link io.coord.lock.Locks#inspect} lists them in
+ * {@link io.coord.lock.LockInfo#foreign()}. The Curator-shaped views:
+ * {@link io.coord.lock.DistributedLock#asInterProcessLock()} and
+ * {@link io.coord.lock.Semaphore#asCuratorSemaphore()}.
  *
  * <h2>Failure semantics</h2>
  * <ul>
@@ -75,7 +80,7 @@
  * predecessor, guaranteed deletes, and — like Curator 5.9's read-write lock — a read under a held
  * write queued at the write's place). Its class is not reused because it waits with wall-clock
  * deadlines, ties holds to threads, has no place for the create's czxid or the per-lease state
- * machine, and re-reads the children on every wake-up; Coord grants a lock or lease waiter whose
+ * machine, and re-reads the children on every wake-up; Coord grants a lock or read waiter whose
  * last node ahead went without that read (nothing can queue ahead of it later), which is what
  * pays for the lease's own-node watch.
  */

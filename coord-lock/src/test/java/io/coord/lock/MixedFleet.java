@@ -33,6 +33,11 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 final class MixedFleet implements AutoCloseable {
     /** How long a holder stays inside: a few ms, so a run of hundreds of acquisitions stays quick. */
     static final Duration HOLD = Duration.ofMillis(2);
+    /**
+     * How long a semaphore holder stays: long beside one admission (a few round trips through the
+     * gate), so that several holders really are inside together; the gate sets the pace anyway.
+     */
+    static final Duration SHARED_HOLD = Duration.ofMillis(20);
     /** One acquire's bound; a contender that is not granted in it just tries again. */
     static final Duration ACQUIRE = Duration.ofSeconds(5);
 
@@ -58,6 +63,8 @@ final class MixedFleet implements AutoCloseable {
         private final List<Visit> inside = new ArrayList<>();
         private final List<Overlap> overlaps = new ArrayList<>();
         private final List<Visit> exclusiveOrder = new ArrayList<>();
+        private final List<Visit> counted = new ArrayList<>();
+        private int mostInside;
 
         /** Enters, stays {@link #HOLD}, leaves. */
         void visit(String who, boolean exclusive, long session, long token) throws InterruptedException {
@@ -81,6 +88,43 @@ final class MixedFleet implements AutoCloseable {
             }
         }
 
+        /**
+         * Enters as one of at most {@code capacity} (a semaphore's permits), stays {@link #HOLD} (or
+         * {@link #SHARED_HOLD} beside others),
+         * leaves; coming in while {@code capacity} are inside is an overlap. Every stay is recorded
+         * with its token ({@link #counted}).
+         */
+        void visit(String who, int capacity, long session, long token) throws InterruptedException {
+            Visit v = new Visit(who, capacity == 1, session, token);
+            synchronized (this) {
+                if (inside.size() >= capacity) {
+                    overlaps.add(new Overlap(v, List.copyOf(inside)));
+                }
+                inside.add(v);
+                counted.add(v);
+                mostInside = Math.max(mostInside, inside.size());
+                if (capacity == 1) {
+                    exclusiveOrder.add(v);
+                }
+            }
+            try {
+                Thread.sleep((capacity == 1 ? HOLD : SHARED_HOLD).toMillis());
+            } finally {
+                synchronized (this) {
+                    inside.remove(v);
+                }
+            }
+        }
+
+        /** The most visitors inside at once. */
+        synchronized int mostInside() {
+            return mostInside;
+        }
+
+        synchronized List<Visit> counted() {
+            return List.copyOf(counted);
+        }
+
         synchronized List<Overlap> overlaps() {
             return List.copyOf(overlaps);
         }
@@ -92,7 +136,7 @@ final class MixedFleet implements AutoCloseable {
 
     /** What a run saw. */
     record Result(int acquisitions, Map<String, Integer> perContender, List<Overlap> overlaps, List<Visit> exclusiveOrder,
-                  Map<String, List<String>> failures, long millis) {
+                  List<Visit> counted, int mostInside, Map<String, List<String>> failures, long millis) {
         /** Overlaps among holders whose sessions were not expired by the test. */
         List<Overlap> survivorOverlaps(Set<Long> expired) {
             return overlaps.stream().filter(o -> !o.involves(expired)).toList();
@@ -104,7 +148,8 @@ final class MixedFleet implements AutoCloseable {
         }
 
         String summary() {
-            return acquisitions + " acquisitions in " + millis + " ms, per contender " + perContender + ", overlaps "
+            return acquisitions + " acquisitions in " + millis + " ms, per contender " + perContender + ", most inside at once "
+                    + mostInside + ", overlaps "
                     + overlaps.size() + (overlaps.isEmpty() ? "" : " e.g. " + overlaps.subList(0, Math.min(3, overlaps.size())))
                     + (failures.isEmpty() ? "" : ", failures " + failures);
         }
@@ -193,7 +238,8 @@ final class MixedFleet implements AutoCloseable {
         }
         Map<String, Integer> per = new LinkedHashMap<>();
         counts.forEach((k, v) -> per.put(k, v.get()));
-        return new Result(done.get(), per, section.overlaps(), section.exclusiveOrder(), Map.copyOf(failures),
+        return new Result(done.get(), per, section.overlaps(), section.exclusiveOrder(), section.counted(), section.mostInside(),
+                Map.copyOf(failures),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }
 
@@ -201,6 +247,22 @@ final class MixedFleet implements AutoCloseable {
     Result runClean(int total, Duration budget) throws InterruptedException {
         Result r = run(total, budget, null, s -> true);
         assertClean(r, total);
+        return r;
+    }
+
+    /**
+     * Runs {@code total} acquisitions of a semaphore (contenders visit with {@link Section#visit(String, int, long, long)})
+     * and checks: never more inside than its permits, no failure, everyone held, each Coord lease its own token.
+     */
+    Result runCounted(int total, Duration budget) throws InterruptedException {
+        Result r = run(total, budget, null, s -> true);
+        assertTrue(r.acquisitions() >= total, r.summary());
+        assertEquals(List.of(), r.overlaps(), r.summary());
+        assertEquals(Map.of(), r.failures(), r.summary());
+        assertEveryoneHeld(r);
+        List<Long> tokens = r.counted().stream().filter(v -> v.token() >= 0).map(Visit::token).toList();
+        assertTrue(tokens.size() > 1, "Coord holders were granted: " + r.summary());
+        assertEquals(tokens.size(), Set.copyOf(tokens).size(), "each Coord lease has its own token: " + r.summary());
         return r;
     }
 

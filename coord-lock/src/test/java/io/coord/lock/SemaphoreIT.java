@@ -83,7 +83,8 @@ class SemaphoreIT {
         }
         assertTrue(max.get() <= permits, "at most " + permits + " at once, saw " + max.get());
         assertEquals(grants.get(), tokens.size(), "each lease has its own token");
-        assertEquals(List.of(), SERVER.newClient().curator().getChildren().forPath(SEM.value()), "no leaked lease node");
+        assertEquals(List.of(), SERVER.newClient().curator().getChildren().forPath(SEM.child("leases").value()), "no leaked lease node");
+        assertEquals(List.of(), SERVER.newClient().curator().getChildren().forPath(SEM.child("locks").value()), "no leaked gate node");
     }
 
     @Test
@@ -138,7 +139,8 @@ class SemaphoreIT {
             waiting.cancel(true);
             LockTesting.await("the interrupted waiter's node is gone", Duration.ofSeconds(10),
                     () -> LockTesting.inspect(client, SEM).waiters().isEmpty());
-            assertEquals(List.of(held.node().name()), client.curator().getChildren().forPath(SEM.value()));
+            assertEquals(List.of(held.node().name()), client.curator().getChildren().forPath(SEM.child("leases").value()));
+            assertEquals(List.of(), client.curator().getChildren().forPath(SEM.child("locks").value()));
         }
     }
 

@@ -80,7 +80,7 @@ class SemaphorePermitsIT {
         for (Semaphore s : List.of(Locks.semaphore(a, SEM, 2), Locks.semaphore(b, SEM, 3))) {
             tries.add(pool.submit((Callable<Optional<LockLease>>) () -> {
                 start.await();
-                return s.tryAcquire();
+                return s.tryAcquire(WAIT); // the gate admits one at a time: the second waits for it, then compares
             }));
         }
         start.countDown();
@@ -105,6 +105,7 @@ class SemaphorePermitsIT {
         client.curator().create().creatingParentsIfNeeded().forPath(SEM.value(), "not a count".getBytes(StandardCharsets.UTF_8));
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> Locks.semaphore(client, SEM, 2).tryAcquire());
         assertTrue(e.getMessage().contains(SEM.value()), e.getMessage());
-        assertEquals(List.of(), client.curator().getChildren().forPath(SEM.value()), "no node left behind");
+        assertEquals(List.of(), client.curator().getChildren().forPath(SEM.value() + "/locks"), "no gate node left behind");
+        assertEquals(null, client.curator().checkExists().forPath(SEM.value() + "/leases"), "no lease was created");
     }
 }

@@ -44,12 +44,12 @@ class WaitRuleTest {
         return protectedName("lease-", seq);
     }
 
-    private static Decision decide(List<String> children, Set<Type> family, String ours, int slots) {
-        return WaitRule.decide(WaitRule.queue(children, family), ours, slots, -1);
+    private static Decision decide(List<String> children, Set<Type> family, String ours) {
+        return WaitRule.decide(WaitRule.queue(children, family), ours, -1);
     }
 
     private static Decision decideAnchored(List<String> children, String ours, long anchor) {
-        return WaitRule.decide(WaitRule.queue(children, RW), ours, 1, anchor);
+        return WaitRule.decide(WaitRule.queue(children, RW), ours, anchor);
     }
 
     @Test
@@ -93,37 +93,37 @@ class WaitRuleTest {
     @Test
     void mutexGrantsOnlyTheFirstAndEachWaiterWatchesOnlyItsPredecessor() {
         List<String> children = List.of(lock(4), lock(1), lock(2));
-        assertEquals(Outcome.GRANTED, decide(children, Set.of(Type.LOCK), lock(1), 1).outcome());
-        Decision second = decide(children, Set.of(Type.LOCK), lock(2), 1);
+        assertEquals(Outcome.GRANTED, decide(children, Set.of(Type.LOCK), lock(1)).outcome());
+        Decision second = decide(children, Set.of(Type.LOCK), lock(2));
         assertEquals(Outcome.WAIT, second.outcome());
         assertEquals(List.of(lock(1)), second.watch());
-        assertEquals(List.of(lock(2)), decide(children, Set.of(Type.LOCK), lock(4), 1).watch(),
+        assertEquals(List.of(lock(2)), decide(children, Set.of(Type.LOCK), lock(4)).watch(),
                 "the third watches the second, not the holder: one release wakes one waiter");
     }
 
     @Test
     void aNodeNotAmongTheChildrenIsMissing() {
-        assertEquals(Outcome.MISSING, decide(List.of(lock(1)), Set.of(Type.LOCK), lock(2), 1).outcome());
-        assertEquals(Outcome.MISSING, decide(List.of(), Set.of(Type.LOCK), lock(2), 1).outcome());
+        assertEquals(Outcome.MISSING, decide(List.of(lock(1)), Set.of(Type.LOCK), lock(2)).outcome());
+        assertEquals(Outcome.MISSING, decide(List.of(), Set.of(Type.LOCK), lock(2)).outcome());
     }
 
     @Test
     void writersNeedToBeFirstAndWatchTheirPredecessorOfEitherKind() {
         List<String> children = List.of(read(1), read(2), write(3));
-        Decision w = decide(children, RW, write(3), 1);
+        Decision w = decide(children, RW, write(3));
         assertEquals(Outcome.WAIT, w.outcome());
         assertEquals(List.of(read(2)), w.watch());
-        assertEquals(Outcome.GRANTED, decide(List.of(write(3)), RW, write(3), 1).outcome());
+        assertEquals(Outcome.GRANTED, decide(List.of(write(3)), RW, write(3)).outcome());
     }
 
     @Test
     void readersShareButQueueBehindAWaitingWriterAndWatchTheNearestWriterAhead() {
         List<String> children = List.of(read(1), write(2), read(3), write(4), read(5));
-        assertEquals(Outcome.GRANTED, decide(children, RW, read(1), 1).outcome());
-        Decision r3 = decide(children, RW, read(3), 1);
+        assertEquals(Outcome.GRANTED, decide(children, RW, read(1)).outcome());
+        Decision r3 = decide(children, RW, read(3));
         assertEquals(List.of(write(2)), r3.watch(), "a reader behind a waiting writer waits: writers do not starve");
-        assertEquals(List.of(write(4)), decide(children, RW, read(5), 1).watch(), "the nearest writer ahead, not the first");
-        assertEquals(Outcome.GRANTED, decide(List.of(read(1), read(3), read(5)), RW, read(5), 1).outcome());
+        assertEquals(List.of(write(4)), decide(children, RW, read(5)).watch(), "the nearest writer ahead, not the first");
+        assertEquals(Outcome.GRANTED, decide(List.of(read(1), read(3), read(5)), RW, read(5)).outcome());
     }
 
     @Test
@@ -131,13 +131,13 @@ class WaitRuleTest {
         // We hold write 5; writer 6 waits; we take a read under our write (downgrade), then close write 5.
         List<String> during = List.of(write(5), write(6), anchored(5));
         assertEquals(Outcome.GRANTED, decideAnchored(during, anchored(5), 5).outcome(), "not blocked by its own write");
-        assertEquals(List.of(anchored(5)), decide(during, RW, write(6), 1).watch(),
+        assertEquals(List.of(anchored(5)), decide(during, RW, write(6)).watch(),
                 "the waiting writer now sits behind the anchored read, which sorts at place 5");
         List<String> after = List.of(write(6), anchored(5));
-        Decision w6 = decide(after, RW, write(6), 1);
+        Decision w6 = decide(after, RW, write(6));
         assertEquals(Outcome.WAIT, w6.outcome(), "the writer stays behind the downgraded reader");
         assertEquals(List.of(anchored(5)), w6.watch());
-        assertEquals(List.of(write(5)), decide(List.of(write(5), anchored(5), read(8)), RW, read(8), 1).watch(),
+        assertEquals(List.of(write(5)), decide(List.of(write(5), anchored(5), read(8)), RW, read(8)).watch(),
                 "another reader still waits for the write itself");
         assertFalse(WaitRule.grantSafeWithoutReread(Type.WRITE), "an anchored read can appear ahead of a writer");
         assertTrue(WaitRule.grantSafeWithoutReread(Type.LOCK));
@@ -150,8 +150,8 @@ class WaitRuleTest {
         List<String> children = List.of(write(6), anchored(5));
         assertEquals(Outcome.ANCHOR_MISSING, decideAnchored(children, anchored(5), 5).outcome());
         List<WaitRule.Node> queue = WaitRule.queue(children, RW);
-        assertTrue(WaitRule.holds(queue, queue.get(0), 1), "the downgraded read holds");
-        assertFalse(WaitRule.holds(queue, queue.get(1), 1), "the writer behind it does not");
+        assertTrue(WaitRule.holds(queue, queue.get(0)), "the downgraded read holds");
+        assertFalse(WaitRule.holds(queue, queue.get(1)), "the writer behind it does not");
     }
 
     @Test
@@ -162,49 +162,9 @@ class WaitRuleTest {
     }
 
     @Test
-    void semaphoreGrantsTheFirstSlotsTheFirstWaiterWatchesEveryHolderLaterOnesTheirPredecessor() {
-        List<String> children = List.of(lease(1), lease(2), lease(3), lease(4), lease(5));
-        Set<Type> f = Set.of(Type.LEASE);
-        assertEquals(Outcome.GRANTED, decide(children, f, lease(2), 2).outcome());
-        Decision first = decide(children, f, lease(3), 2);
-        assertEquals(List.of(lease(1), lease(2)), first.watch(), "any holder leaving frees the first waiter's slot");
-        assertFalse(first.wakeOnStamp());
-        Decision later = decide(children, f, lease(5), 2);
-        assertEquals(List.of(lease(4)), later.watch());
-        assertTrue(later.wakeOnStamp(), "its predecessor being granted (stamped) makes it the first waiter");
-    }
-
-    @Test
-    void aGrantedLeaseStampsOnlyWhenSomeoneMayBeWatchingIt() {
-        Set<Type> f = Set.of(Type.LEASE);
-        assertTrue(decide(List.of(lease(1), lease(2), lease(3)), f, lease(2), 2).stampOnGrant());
-        assertFalse(decide(List.of(lease(1), lease(2)), f, lease(2), 2).stampOnGrant(), "the last node has no successor");
-        assertFalse(decide(List.of(lease(1), lease(2)), f, lease(1), 1).stampOnGrant(),
-                "with one slot a successor watches its predecessor's deletion only");
-    }
-
-    @Test
-    void aSemaphoreOfOneBehavesLikeTheMutex() {
-        List<String> children = List.of(lease(1), lease(2), lease(3));
-        Decision d = decide(children, Set.of(Type.LEASE), lease(3), 1);
-        assertEquals(List.of(lease(2)), d.watch());
-        assertFalse(d.wakeOnStamp());
-    }
-
-    @Test
-    void outOfOrderReleaseNeverStrandsTheFirstWaiter() {
-        // Permits 2: holders 1 and 2, waiters 3 and 4. Holder 2 (not 1) leaves first.
-        Set<Type> f = Set.of(Type.LEASE);
-        List<String> before = List.of(lease(1), lease(2), lease(3), lease(4));
-        assertTrue(decide(before, f, lease(3), 2).watch().contains(lease(2)), "the first waiter hears holder 2 leave");
-        List<WaitRule.Node> reduced = WaitRule.without(WaitRule.queue(before, f), Set.of(lease(2)));
-        assertEquals(Outcome.GRANTED, WaitRule.decide(reduced, lease(3), 2, -1).outcome());
-    }
-
-    @Test
     void familiesDoNotSeeEachOthersNodes() {
         List<String> children = List.of(lease(1), lock(2));
-        assertEquals(Outcome.GRANTED, decide(children, Set.of(Type.LOCK), lock(2), 1).outcome());
+        assertEquals(Outcome.GRANTED, decide(children, Set.of(Type.LOCK), lock(2)).outcome());
     }
 
     /** Exhaustive small-queue check: exactly the expected nodes hold, and every waiter watches a node ahead of it. */
@@ -220,7 +180,7 @@ class WaitRuleTest {
             boolean writeHolds = false;
             for (int i = 0; i < queue.size(); i++) {
                 WaitRule.Node n = queue.get(i);
-                Decision d = WaitRule.decide(queue, n.name(), 1, -1);
+                Decision d = WaitRule.decide(queue, n.name(), -1);
                 if (d.outcome() == Outcome.GRANTED) {
                     holders++;
                     writeHolds |= n.type() == Type.WRITE;
@@ -241,8 +201,8 @@ class WaitRuleTest {
 
     @Test
     void decisionsRejectNonsense() {
-        assertThrows(IllegalArgumentException.class, () -> WaitRule.decide(List.of(), lock(1), 0, -1));
-        assertThrows(IllegalArgumentException.class,
-                () -> new Decision(Outcome.WAIT, List.of(), false, false), "a wait with nothing to watch");
+        assertThrows(IllegalArgumentException.class, () -> new Decision(Outcome.WAIT, List.of()), "a wait with nothing to watch");
+        assertThrows(IllegalArgumentException.class, () -> decide(List.of(lease(1)), Set.of(Type.LEASE), lease(1)),
+                "a semaphore's leases are counted (SemaphoreLayout), not queued");
     }
 }
