@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The election over ZooKeeper: candidates are protected ephemeral-sequential nodes
- * {@code /elections/{name}/_c_<uuid>-candidate-<seq>} holding {@link CandidateData}. The waiting
+ * {@code /elections/{name}/_c_<uuid>-latch-<seq>} (or {@code -lock-}, see {@link CuratorLayout})
+ * holding {@link CandidateData}, ordered with Curator's candidates of the same layout. The waiting
  * is in {@link Candidacy}, the task loop in {@link LeaderRunner}, observing in
  * {@link ElectionObserver}; this class wires them and reads participants.
  */
@@ -62,7 +63,7 @@ final class ZkElection implements Election {
         this.options = Objects.requireNonNull(options, "options");
         this.zk = Zk.of(client);
         this.path = ROOT.child(name);
-        this.nodes = new ElectionNodes(zk, path);
+        this.nodes = new ElectionNodes(zk, path, options.curatorLayout());
         this.metrics = client.metrics();
         this.data = new CandidateData(options.participantId(), options.metadata());
         this.nodeData = CandidateData.CODEC.encode(path, data);
@@ -176,7 +177,7 @@ final class ZkElection implements Election {
     public Registration lead(LeaderTask task) {
         Objects.requireNonNull(task, "task");
         engage("lead");
-        LeaderRunner runner = new LeaderRunner(this, task, () -> engaged.set(false));
+        LeaderRunner runner = new LeaderRunner(this, task, options.requeue(), () -> engaged.set(false));
         runners.add(runner);
         try {
             threads.execute(runner::run);
@@ -219,7 +220,10 @@ final class ZkElection implements Election {
                 Instant.ofEpochMilli(created.stat().getCtime()));
         LeaderInfo info = new LeaderInfo(me, true, Instant.now());
         ZkLeadership[] self = new ZkLeadership[1];
+        // Started before the handle, so that an end at once (already LOST) still closes it.
+        ForeignWatch foreign = ForeignWatch.start(zk, path, options.curatorLayout(), lease);
         ZkLeadership leadership = new ZkLeadership(lease, name, info, () -> {
+            foreign.close();
             leaderships.remove(self[0]);
             if (lease.state() == LeaseState.LOST) {
                 metric("coord.election.lost");
