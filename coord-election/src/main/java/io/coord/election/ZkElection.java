@@ -1,5 +1,6 @@
 package io.coord.election;
 
+import com.google.common.util.concurrent.MoreExecutors;
 import io.coord.CoordClient;
 import io.coord.CoordException;
 import io.coord.CoordMetrics;
@@ -24,6 +25,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListener;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -176,8 +181,36 @@ final class ZkElection implements Election {
     @Override
     public Registration lead(LeaderTask task) {
         Objects.requireNonNull(task, "task");
-        engage("lead");
-        LeaderRunner runner = new LeaderRunner(this, task, options.requeue(), () -> engaged.set(false));
+        return startRunner(task, options.requeue(), "lead");
+    }
+
+    @Override
+    public LeaderRegistration lead(LeaderLatchListener listener, Executor executor) {
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(executor, "executor");
+        AtomicReference<Leadership> current = new AtomicReference<>();
+        LeaderTask task = CuratorListeners.latch(listener, MoreExecutors.newSequentialExecutor(executor), current);
+        return CuratorListeners.registration(startRunner(task, true, "lead"), current, () -> { });
+    }
+
+    @Override
+    public LeaderRegistration lead(LeaderSelectorListener listener, Executor executor) {
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(executor, "executor");
+        AtomicReference<Leadership> current = new AtomicReference<>();
+        CuratorListeners.Taker taker = new CuratorListeners.Taker();
+        LeaderTask task = CuratorListeners.selector(listener, zk.curator(), executor, taker, current,
+                options.taskStopTimeout().toMillis());
+        ConnectionStateListener states = CuratorListeners.states(listener, taker);
+        Registration runner = startRunner(task, options.requeue(), "lead");
+        zk.curator().getConnectionStateListenable().addListener(states, executor);
+        return CuratorListeners.registration(runner, current,
+                () -> zk.curator().getConnectionStateListenable().removeListener(states));
+    }
+
+    private Registration startRunner(LeaderTask task, boolean requeue, String what) {
+        engage(what);
+        LeaderRunner runner = new LeaderRunner(this, task, requeue, () -> engaged.set(false));
         runners.add(runner);
         try {
             threads.execute(runner::run);
