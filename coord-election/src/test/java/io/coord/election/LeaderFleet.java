@@ -102,10 +102,10 @@ final class LeaderFleet implements AutoCloseable {
         return Election.ROOT.child(election).value();
     }
 
-    /** A started Curator client on the test's namespace with its own session; closed by {@link #close}. */
+    /** A started Curator client on the test's namespace with its own session (10 s: no test expires one); closed by {@link #close}. */
     CuratorFramework curator() throws InterruptedException {
         CuratorFramework c = CuratorFrameworkFactory.builder().connectString(kit.connectString()).namespace(kit.namespace())
-                .sessionTimeoutMs(3000).connectionTimeoutMs(3000).retryPolicy(new ExponentialBackoffRetry(50, 5)).build();
+                .sessionTimeoutMs(10_000).connectionTimeoutMs(5000).retryPolicy(new ExponentialBackoffRetry(50, 5)).build();
         curators.add(c);
         c.start();
         Duration bound = Awaits.scaled(Duration.ofSeconds(20));

@@ -34,22 +34,24 @@ class MixedElectionFleetIT {
 
     @Test
     void leaderLatchAndCoordCandidatesNeverActTogether() throws Exception {
-        try (LeaderFleet fleet = new LeaderFleet(KIT, "mixed-latch")) {
-            for (int i = 1; i <= 3; i++) {
-                fleet.latch("curator-" + i);
-                fleet.coord("coord-" + i, KIT.client(), CuratorLayout.LATCH);
-            }
-            fleet.run(CHANGES, BUDGET, null, null);
-            fleet.assertSafe(CHANGES, null);
-        }
+        cleanFleet("mixed-latch", CuratorLayout.LATCH);
     }
 
     @Test
     void leaderSelectorAndCoordCandidatesNeverActTogether() throws Exception {
-        try (LeaderFleet fleet = new LeaderFleet(KIT, "mixed-selector")) {
+        cleanFleet("mixed-selector", CuratorLayout.SELECTOR);
+    }
+
+    /** 3 Curator candidates of {@code layout}'s recipe and 3 Coord ones, {@link #CHANGES} leader changes, no fault. */
+    private static void cleanFleet(String name, CuratorLayout layout) throws Exception {
+        try (LeaderFleet fleet = new LeaderFleet(KIT, name)) {
             for (int i = 1; i <= 3; i++) {
-                fleet.selector("curator-" + i);
-                fleet.coord("coord-" + i, KIT.client(), CuratorLayout.SELECTOR);
+                if (layout == CuratorLayout.LATCH) {
+                    fleet.latch("curator-" + i);
+                } else {
+                    fleet.selector("curator-" + i);
+                }
+                fleet.coord("coord-" + i, KIT.client(), layout);
             }
             fleet.run(CHANGES, BUDGET, null, null);
             fleet.assertSafe(CHANGES, null);
