@@ -51,7 +51,10 @@
  * while they are there (it looks each second). <b>The window:</b> from the foreign node's creation
  * until the leader's children watch fires and its task is interrupted (one round trip), a Curator
  * client of the other layout, which thinks its own lowest node leads, and the Coord leader may
- * both act. Do not mix layouts; fencing with the epoch covers what reaches a FenceGuard.
+ * both act. A Coord candidate that the step-down elects (it was waiting for that leader only, so
+ * it takes over without reading the children) may lead for one more round trip, until its own
+ * first read of the children, then steps down the same way. Do not mix layouts; fencing with the
+ * epoch covers what reaches a FenceGuard.
  * The lowest sequence leads. A new Coord leader, once it acts, writes its epoch on the election
  * node ({@code multi(check(ownNode), setData(election))}, in the background); observers show a
  * leader as acting when that epoch is its own, since that write's mtime. The announcement lives

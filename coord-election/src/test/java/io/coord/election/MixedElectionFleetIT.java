@@ -112,12 +112,24 @@ class MixedElectionFleetIT {
         }
     }
 
+    private static int count(Election e) {
+        try {
+            return e.candidates().size();
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
     /** A Coord leader that sees a foreign node appear steps down (LOST, the refusal as cause) and does not join again while it is there. */
     @Test
     void aCoordLeaderStepsDownWhenAForeignNodeAppears() throws Exception {
         try (LeaderFleet fleet = new LeaderFleet(KIT, "appears")) {
             Election coord = KIT.election(KIT.client(), "appears", ElectionOptions.builder().participantId("coord").build());
             Leadership l = coord.campaign(Duration.ofSeconds(10));
+            Election waiting = KIT.election(KIT.client(), "appears", ElectionOptions.builder().participantId("waiting").build());
+            java.util.concurrent.CompletableFuture<Leadership> next = waiting.campaignAsync();
+            ElectionTestKit.await(Duration.ofSeconds(10), () -> count(coord) == 2, () -> "the second Coord candidate queued");
             CuratorFramework curator = fleet.curator();
             try (LeaderSelector selector = new LeaderSelector(curator, fleet.path(), new LeaderSelectorListenerAdapter() {
                 @Override
@@ -131,14 +143,22 @@ class MixedElectionFleetIT {
                 io.coord.LockLostException lost = assertThrows(io.coord.LockLostException.class, l::checkValid);
                 assertTrue(lost.getCause() instanceof ForeignNodesException && lost.getMessage().contains("stepped down"),
                         lost.getMessage());
+                assertThrows(ForeignNodesException.class, () -> coord.campaign(Duration.ofSeconds(5)), "no rejoin beside it");
+                // The waiting candidate, elected by the step-down, is refused, or leads for one round trip and steps down too.
+                try {
+                    Leadership w = next.get(io.coord.test.Awaits.scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS);
+                    assertEquals(LeaseState.LOST, w.ended().get(io.coord.test.Awaits.scaled(Duration.ofSeconds(10)).toMillis(),
+                            TimeUnit.MILLISECONDS));
+                } catch (java.util.concurrent.ExecutionException refused) {
+                    assertTrue(refused.getCause() instanceof ForeignNodesException, refused.toString());
+                }
                 ElectionTestKit.await(Duration.ofSeconds(10), () -> {
                     try {
                         return curator.getChildren().forPath(fleet.path()).size() == 1;
                     } catch (Exception e) {
                         return false;
                     }
-                }, () -> "our node deleted");
-                assertThrows(ForeignNodesException.class, () -> coord.campaign(Duration.ofSeconds(5)), "no rejoin beside it");
+                }, () -> "only the foreign node is left");
             }
         }
     }
