@@ -1,6 +1,7 @@
 package io.coord.election;
 
 import io.coord.CoordException;
+import io.coord.LeaseState;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -96,9 +97,9 @@ final class CuratorListeners {
 
     /**
      * LeaderSelector's shape: {@code takeLeadership(curator)} runs on {@code executor} while
-     * leading; its return relinquishes (the runner resigns); an interrupt of the task (the
-     * leadership wavered, or a stop) interrupts it, and the task waits up to {@code stopWait} for
-     * it to return.
+     * leading; its end relinquishes (resigns), however it ended, as Curator's selector releases its
+     * mutex; an interrupt of the task (the leadership wavered, or a stop) interrupts it, and the
+     * task waits up to {@code stopWait} for it to return.
      */
     static LeaderTask selector(LeaderSelectorListener listener, CuratorFramework curator, Executor executor, Taker taker,
                                AtomicReference<Leadership> current, long stopWaitMs) {
@@ -106,6 +107,7 @@ final class CuratorListeners {
             current.set(l);
             taker.reset();
             CompletableFuture<Void> done = new CompletableFuture<>();
+            boolean failed = false;
             try {
                 executor.execute(() -> {
                     if (!taker.enter()) {
@@ -137,12 +139,19 @@ final class CuratorListeners {
                 if (cause instanceof InterruptedException ie) {
                     throw ie;
                 }
+                failed = true;
                 if (cause instanceof RuntimeException re) {
                     throw re;
                 }
                 throw new CoordException("LeaderSelectorListener.takeLeadership threw " + cause, cause);
             } finally {
                 current.compareAndSet(l, null);
+                // Once takeLeadership is over, so is the leadership (Curator's selector releases its
+                // mutex however it ended): a wavered one is not run again when it comes back. A
+                // failure on a certain leadership is left to the runner, which pauses before a requeue.
+                if (!failed || l.state() != LeaseState.ACQUIRED) {
+                    l.resign();
+                }
             }
         };
     }

@@ -94,7 +94,8 @@ public interface Election extends AutoCloseable {
      * {@code notLeader()} when that leadership is no longer certain (UNCERTAIN, LOST, resigned,
      * closed), both on {@code executor}, one at a time and in order. As Curator's documents say,
      * by the time {@code isLeader()} runs the leadership may be gone again; {@code notLeader()}
-     * then follows. Like a latch the candidate stays in the election: after each leadership it
+     * then follows. Unlike Curator's latch, an UNCERTAIN leadership that comes back (same
+     * session, node still there) keeps its place: {@code isLeader()} again, same epoch. Like a latch the candidate stays in the election: after each leadership it
      * joins again (whatever {@link ElectionOptions#requeue()} says) until the registration is
      * closed. The epoch and the loss signal: {@link LeaderRegistration#leadership()}.
      */
@@ -103,9 +104,10 @@ public interface Election extends AutoCloseable {
     /**
      * Curator's {@code LeaderSelector} shape, for code typed against
      * {@link LeaderSelectorListener}: {@code takeLeadership(curator)} (this client's Curator
-     * client) runs on {@code executor} while this candidate leads; returning relinquishes. It is
-     * interrupted when the leadership becomes UNCERTAIN, LOST or is closed, whether or not
-     * {@code stateChanged} cancels; {@code stateChanged} gets the client's connection states on
+     * client) runs on {@code executor} while this candidate leads; its end (returning, throwing,
+     * or being interrupted) relinquishes, as in Curator. It is interrupted when the leadership
+     * becomes UNCERTAIN, LOST or is closed, whether or not {@code stateChanged} cancels (an
+     * UNCERTAIN leadership is then resigned, not resumed); {@code stateChanged} gets the client's connection states on
      * {@code executor}, and a {@code CancelLeadershipException} thrown there (Curator's
      * {@code LeaderSelectorListenerAdapter} throws it on SUSPENDED and LOST) interrupts
      * {@code takeLeadership} too. Joining again after a leadership is

@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.coord.CoordClient;
 import io.coord.LeaseState;
 import io.coord.test.Awaits;
+import io.coord.test.ClientProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -14,11 +16,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
+import org.apache.curator.framework.state.ConnectionState;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -155,5 +160,52 @@ class CuratorListenersIT {
         r.close();
         assertTrue(interrupted.await(Awaits.scaled(BUDGET).toMillis(), TimeUnit.MILLISECONDS), "takeLeadership interrupted");
         assertEquals(LeaseState.RELEASED, l.state());
+    }
+
+    /**
+     * Curator's LeaderSelectorListenerAdapter cancels on SUSPENDED: stateChanged gets it on the
+     * caller's executor, takeLeadership is interrupted, the leadership is relinquished and (no
+     * requeue) not taken again when the connection comes back.
+     */
+    @Test
+    @Tag("fault")
+    void aSuspendedConnectionCancelsTakeLeadershipThroughStateChangedAndRelinquishes() throws Exception {
+        try (ClientProxy proxy = ClientProxy.to(KIT.connectString())) {
+            CoordClient client = KIT.client(b -> b.connectString(proxy.connectString()).sessionTimeout(Duration.ofSeconds(5))
+                    .connectionTimeout(Duration.ofSeconds(5)));
+            Election coord = KIT.election(client, "suspended", ElectionOptions.builder().participantId("coord").build());
+            List<String> states = new CopyOnWriteArrayList<>();
+            AtomicInteger taken = new AtomicInteger();
+            CountDownLatch inside = new CountDownLatch(1);
+            CountDownLatch interrupted = new CountDownLatch(1);
+            LeaderRegistration r = coord.lead(new LeaderSelectorListenerAdapter() {
+                @Override
+                public void takeLeadership(CuratorFramework c) {
+                    taken.incrementAndGet();
+                    inside.countDown();
+                    try {
+                        Thread.sleep(Long.MAX_VALUE);
+                    } catch (InterruptedException e) {
+                        interrupted.countDown();
+                    }
+                }
+
+                @Override
+                public void stateChanged(CuratorFramework c, ConnectionState state) {
+                    states.add(state + "@" + Thread.currentThread().getName());
+                    super.stateChanged(c, state); // throws CancelLeadershipException on SUSPENDED and LOST
+                }
+            }, caller);
+            assertTrue(inside.await(Awaits.scaled(BUDGET).toMillis(), TimeUnit.MILLISECONDS));
+            Leadership l = r.leadership().orElseThrow();
+            proxy.cut(); // connections reset: SUSPENDED at once, then RECONNECTED on the same session
+            assertTrue(interrupted.await(Awaits.scaled(BUDGET).toMillis(), TimeUnit.MILLISECONDS), "takeLeadership interrupted");
+            ElectionTestKit.await(BUDGET, () -> states.contains("RECONNECTED@caller-executor"), () -> "states " + states);
+            assertTrue(states.contains("SUSPENDED@caller-executor"), states.toString());
+            ElectionTestKit.await(BUDGET, () -> l.state().isTerminal(), () -> "relinquished: " + l);
+            ElectionTestKit.await(BUDGET, () -> candidates(coord) == 0, () -> "its node is gone");
+            assertEquals(1, taken.get(), "not taken again without requeue");
+            assertTrue(r.leadership().isEmpty());
+        }
     }
 }
