@@ -61,15 +61,6 @@ class CuratorListenersIT {
         }
     }
 
-    private static int candidates(Election e) {
-        try {
-            return e.candidates().size();
-        } catch (InterruptedException ie) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
-    }
-
     @Test
     void leaderLatchListenerHearsGainAndLossInOrderAndTheLatchStaysInTheElection() throws Exception {
         Election a = KIT.election(KIT.client(), "latch", ElectionOptions.builder().participantId("a").build());
@@ -82,14 +73,14 @@ class CuratorListenersIT {
         Leadership la = ra.leadership().orElseThrow();
         assertEquals(LeaseState.ACQUIRED, la.state());
         LeaderRegistration rb = b.lead(cb, caller);
-        ElectionTestKit.await(BUDGET, () -> candidates(b) == 2, () -> "b queued");
+        ElectionTestKit.await(BUDGET, () -> ElectionTestKit.candidateCount(b) == 2, () -> "b queued");
 
         la.resign(); // a gives up: b leads, and a, like a latch, joins again behind b
         ElectionTestKit.await(BUDGET, () -> cb.calls.size() == 1 && ca.calls.size() == 2, () -> "a " + ca.calls + ", b " + cb.calls);
         assertEquals(List.of("isLeader@caller-executor", "notLeader@caller-executor"), ca.calls);
         Leadership lb = rb.leadership().orElseThrow();
         assertTrue(lb.epoch().isNewerThan(la.epoch()), la.epoch() + " then " + lb.epoch());
-        ElectionTestKit.await(BUDGET, () -> candidates(b) == 2, () -> "a is back in the election");
+        ElectionTestKit.await(BUDGET, () -> ElectionTestKit.candidateCount(b) == 2, () -> "a is back in the election");
 
         rb.close(); // closing b: notLeader, a leads again with a newer epoch
         ElectionTestKit.await(BUDGET, () -> ca.calls.size() == 3 && cb.calls.size() == 2, () -> "a " + ca.calls + ", b " + cb.calls);
@@ -129,7 +120,7 @@ class CuratorListenersIT {
                 }
             })) {
                 curator.start();
-                ElectionTestKit.await(BUDGET, () -> candidates(coord) == 2, () -> "Curator's selector queued");
+                ElectionTestKit.await(BUDGET, () -> ElectionTestKit.candidateCount(coord) == 2, () -> "Curator's selector queued");
                 assertFalse(curatorLed.get(), "not while Coord's takeLeadership runs");
                 mayReturn.countDown(); // returning relinquishes
                 ElectionTestKit.await(BUDGET, curatorLed::get, () -> "Curator's selector leads next");
@@ -203,7 +194,7 @@ class CuratorListenersIT {
             ElectionTestKit.await(BUDGET, () -> states.contains("RECONNECTED@caller-executor"), () -> "states " + states);
             assertTrue(states.contains("SUSPENDED@caller-executor"), states.toString());
             ElectionTestKit.await(BUDGET, () -> l.state().isTerminal(), () -> "relinquished: " + l);
-            ElectionTestKit.await(BUDGET, () -> candidates(coord) == 0, () -> "its node is gone");
+            ElectionTestKit.await(BUDGET, () -> ElectionTestKit.candidateCount(coord) == 0, () -> "its node is gone");
             assertEquals(1, taken.get(), "not taken again without requeue");
             assertTrue(r.leadership().isEmpty());
         }

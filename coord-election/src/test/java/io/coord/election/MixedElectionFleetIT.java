@@ -112,15 +112,6 @@ class MixedElectionFleetIT {
         }
     }
 
-    private static int count(Election e) {
-        try {
-            return e.candidates().size();
-        } catch (InterruptedException ie) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
-    }
-
     /** A Coord leader that sees a foreign node appear steps down (LOST, the refusal as cause) and does not join again while it is there. */
     @Test
     void aCoordLeaderStepsDownWhenAForeignNodeAppears() throws Exception {
@@ -129,7 +120,8 @@ class MixedElectionFleetIT {
             Leadership l = coord.campaign(Duration.ofSeconds(10));
             Election waiting = KIT.election(KIT.client(), "appears", ElectionOptions.builder().participantId("waiting").build());
             java.util.concurrent.CompletableFuture<Leadership> next = waiting.campaignAsync();
-            ElectionTestKit.await(Duration.ofSeconds(10), () -> count(coord) == 2, () -> "the second Coord candidate queued");
+            ElectionTestKit.await(Duration.ofSeconds(10), () -> ElectionTestKit.candidateCount(coord) == 2,
+                    () -> "the second Coord candidate queued");
             CuratorFramework curator = fleet.curator();
             try (LeaderSelector selector = new LeaderSelector(curator, fleet.path(), new LeaderSelectorListenerAdapter() {
                 @Override
