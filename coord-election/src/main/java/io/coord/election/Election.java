@@ -95,9 +95,10 @@ public interface Election extends AutoCloseable {
      * closed), both on {@code executor}, one at a time and in order. As Curator's documents say,
      * by the time {@code isLeader()} runs the leadership may be gone again; {@code notLeader()}
      * then follows. Unlike Curator's latch, an UNCERTAIN leadership that comes back (same
-     * session, node still there) keeps its place: {@code isLeader()} again, same epoch. Like a latch the candidate stays in the election: after each leadership it
-     * joins again (whatever {@link ElectionOptions#requeue()} says) until the registration is
-     * closed. The epoch and the loss signal: {@link LeaderRegistration#leadership()}.
+     * session, node still there) keeps its place: {@code isLeader()} again, same epoch. Like a
+     * latch the candidate stays in the election: after each leadership it joins again (whatever
+     * {@link ElectionOptions#requeue()} says) until the registration is closed. The epoch and the
+     * loss signal: {@link LeaderRegistration#leadership()}.
      */
     LeaderRegistration lead(LeaderLatchListener listener, Executor executor);
 
