@@ -8,6 +8,7 @@ import io.coord.LeaseListener;
 import io.coord.LeaseState;
 import io.coord.Registration;
 import io.coord.SessionState;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -39,7 +40,7 @@ final class LeaderRunner {
     /** Join again after each leadership: the election's option, or always (a LeaderLatch's shape). */
     private final boolean requeue;
     /** The foreign nodes last warned about, so that a refusal repeated each second warns once. */
-    private java.util.List<String> warnedForeign = java.util.List.of();
+    private List<String> warnedForeign = List.of();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private final Semaphore changed = new Semaphore(0);
     private final Object lock = new Object();
