@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.coord.CoordClient;
 import io.coord.CoordException;
 import io.coord.InvalidNameException;
+import io.coord.election.CuratorLayout;
 import io.coord.election.Election;
+import io.coord.election.ElectionOptions;
 import io.coord.election.LeaderInfo;
 import io.coord.election.Participant;
 import java.io.PrintWriter;
@@ -62,6 +64,11 @@ final class LeaderCommand implements Callable<Integer> {
         @Option(names = "--json", description = "print one JSON object instead of text")
         boolean json;
 
+        @Option(names = "--layout", paramLabel = "LATCH|SELECTOR", defaultValue = "LATCH",
+                description = "the Curator node layout the election shares (LATCH: latch- nodes, the default;"
+                        + " SELECTOR: LeaderSelector's lock- nodes)")
+        CuratorLayout layout;
+
         @Override
         public Integer call() throws InterruptedException {
             try (CoordClient client = connection.connect(spec);
@@ -81,7 +88,7 @@ final class LeaderCommand implements Callable<Integer> {
 
         private Election open(CoordClient client) {
             try {
-                return Election.open(client, name);
+                return Election.open(client, name, ElectionOptions.builder().curatorLayout(layout).build());
             } catch (InvalidNameException e) {
                 throw new ParameterException(spec.commandLine(), "election " + e.getMessage());
             }
@@ -94,14 +101,17 @@ final class LeaderCommand implements Callable<Integer> {
                 lines.add("leader      none (no candidates)");
             } else {
                 LeaderInfo l = leader.get();
-                lines.add("leader      " + l.id() + "  epoch " + epoch(l.epoch().value())
-                        + (l.acting() ? "  acting since " + l.since() : "  elected, not acting yet (handover)"));
+                // A Curator candidate sharing the election has no epoch and never announces acting.
+                lines.add("leader      " + l.id() + (l.curator() ? "  Curator, no epoch (node czxid " + epoch(l.epoch().value()) + ")"
+                        : "  epoch " + epoch(l.epoch().value())
+                        + (l.acting() ? "  acting since " + l.since() : "  elected, not acting yet (handover)")));
             }
             lines.add("candidates  " + candidates.size() + (candidates.isEmpty() ? "" : ", in the order they lead:"));
             int width = candidates.stream().mapToInt(p -> p.id().length()).max().orElse(0);
             for (int i = 0; i < candidates.size(); i++) {
                 Participant p = candidates.get(i);
-                lines.add(String.format("  %2d  %-" + width + "s  epoch %s  joined %s%s", i + 1, p.id(), epoch(p.token().value()),
+                lines.add(String.format("  %2d  %-" + width + "s  %s %s  joined %s%s", i + 1, p.id(),
+                        p.epoch().isPresent() ? "epoch" : "Curator, node czxid", epoch(p.token().value()),
                         p.joinedAt(), p.metadata().isEmpty() ? "" : "  " + metadata(p.metadata())));
             }
             return lines;
@@ -129,6 +139,7 @@ final class LeaderCommand implements Callable<Integer> {
                 LeaderInfo l = leader.get();
                 ObjectNode n = o.putObject("leader");
                 n.put("id", l.id());
+                n.put("library", l.participant().library().name());
                 n.put("epoch", l.epoch().value());
                 n.put("epochHex", "0x" + Long.toHexString(l.epoch().value()));
                 n.put("acting", l.acting());
@@ -140,6 +151,7 @@ final class LeaderCommand implements Callable<Integer> {
             for (Participant p : candidates) {
                 ObjectNode n = list.addObject();
                 n.put("id", p.id());
+                n.put("library", p.library().name());
                 n.put("epoch", p.token().value());
                 n.put("joinedAt", p.joinedAt().toString());
                 n.put("node", p.node().value());

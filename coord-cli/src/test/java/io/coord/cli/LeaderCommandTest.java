@@ -109,6 +109,36 @@ class LeaderCommandTest {
     }
 
     @Test
+    void showReportsACuratorLeaderOfTheChosenLayoutByItsIdWithoutAnEpoch() throws Exception {
+        try (org.apache.curator.framework.CuratorFramework curator = org.apache.curator.framework.CuratorFrameworkFactory
+                .newClient(server.connectString(), new org.apache.curator.retry.RetryOneTime(100));
+             org.apache.curator.framework.recipes.leader.LeaderSelector selector = new org.apache.curator.framework.recipes.leader.LeaderSelector(
+                     curator, "/elections/mixed", new org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter() {
+                         @Override
+                         public void takeLeadership(org.apache.curator.framework.CuratorFramework client) throws InterruptedException {
+                             Thread.sleep(Long.MAX_VALUE);
+                         }
+                     })) {
+            curator.start();
+            selector.setId("curator-a");
+            selector.start();
+            CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString())
+                    .sessionTimeout(Duration.ofSeconds(5)).connectionTimeout(Duration.ofSeconds(5)).build());
+            open.add(client);
+            Election b = Election.open(client, "mixed", ElectionOptions.builder().participantId("node-b")
+                    .curatorLayout(io.coord.election.CuratorLayout.SELECTOR).build());
+            open.add(b);
+            b.campaignAsync();
+            awaitCandidates(b, 2);
+            Cli.Result r = Cli.run("leader", "show", "mixed", "--layout", "SELECTOR", "--connect", server.connectString());
+            assertEquals(0, r.exitCode(), r.err());
+            assertTrue(r.out().contains("leader      curator-a  Curator, no epoch"), r.out());
+            assertTrue(r.out().lines().anyMatch(l -> l.contains("node-b") && l.contains(" epoch 0x")), r.out());
+            assertTrue(r.out().lines().anyMatch(l -> l.contains("curator-a") && l.contains("Curator, node czxid")), r.out());
+        }
+    }
+
+    @Test
     void showOfAnEmptyElectionSaysNoLeader() {
         Cli.Result r = Cli.run("leader", "show", "nobody-here", "--connect", server.connectString());
         assertEquals(0, r.exitCode(), r.err());

@@ -123,9 +123,14 @@ final class Candidacy {
                     sleep(Math.min(deadline - System.nanoTime(), RETRY_NANOS));
                     continue;
                 }
-                step = CandidateRule.next(children, current.node().name());
+                step = CandidateRule.next(children, current.node().name(), election.options().curatorLayout());
             }
             watched = step instanceof CandidateRule.Watch w ? w : null;
+            if (step instanceof CandidateRule.Foreign foreign) {
+                current.close(); // exactly our node; await's failure path withdraws the rest
+                throw CandidateRule.refusal(path, election.options().curatorLayout(), foreign.nodes(),
+                        "left the election (our node " + current.node().name() + " was removed)");
+            }
             if (step instanceof CandidateRule.Gone) {
                 // Deleted behind our back (an administrator?): this node can never lead. Join anew.
                 current.close();
@@ -179,7 +184,14 @@ final class Candidacy {
             checkOpen(deadline, timeout);
             try {
                 Payloads.checkChildCap(zk, path, MAX_CANDIDATES);
-                LeaseNodes.Created made = LeaseNodes.create(zk, path, CandidateRule.PREFIX, election.nodeData(), true);
+                // Refuse before joining: a node of ours beside foreign ones would be taken as a
+                // candidate by whoever made those (Curator sorts it by name, after theirs).
+                CuratorLayout layout = election.options().curatorLayout();
+                List<String> foreign = CandidateRule.foreign(election.nodes().children(), layout);
+                if (!foreign.isEmpty()) {
+                    throw CandidateRule.refusal(path, layout, foreign, "did not join");
+                }
+                LeaseNodes.Created made = LeaseNodes.create(zk, path, layout.nodeName(), election.nodeData(), true);
                 NodeLease fresh = LeaseNodes.lease(zk, made);
                 synchronized (lock) {
                     if (withdrawn) {

@@ -1,8 +1,11 @@
 package io.coord.election;
 
+import io.coord.CoordPath;
+import io.coord.ForeignNodesException;
 import io.coord.LeaseState;
 import io.coord.internal.SequentialNodes;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -11,14 +14,16 @@ import java.util.Optional;
  * watches, when a new leader may start acting, and which observed views are news.
  */
 final class CandidateRule {
-    /** Name prefix of candidate nodes (after Curator's protection prefix). */
-    static final String PREFIX = "candidate-";
+    /** The name Coord's candidates had before they took Curator's layouts: refused, named in the error. */
+    static final String OLD_NAME = "candidate-";
+    /** Digits of a sequence suffix. */
+    private static final int SEQUENCE_DIGITS = 10;
 
     private CandidateRule() {
     }
 
     /** What a candidate does after reading the children. */
-    sealed interface Step permits Lead, Watch, Gone {
+    sealed interface Step permits Lead, Watch, Gone, Foreign {
     }
 
     /** Ours is the lowest node: we are elected (we may still have to wait for the handover). */
@@ -43,30 +48,101 @@ final class CandidateRule {
     record Gone() implements Step {
     }
 
-    /** Candidate nodes in election order (the leader first); other children are ignored. */
-    static List<String> order(List<String> children) {
-        return SequentialNodes.sorted(children, PREFIX);
+    /**
+     * Children that are not candidates of our layout: whoever made them follows a rule we cannot
+     * see (the other Curator layout would believe its own lowest node leads), so we do not decide.
+     */
+    record Foreign(List<String> nodes) implements Step {
+        Foreign {
+            nodes = List.copyOf(nodes);
+            if (nodes.isEmpty()) {
+                throw new IllegalArgumentException("a refusal names at least one foreign node");
+            }
+        }
+    }
+
+    /**
+     * The sequence of {@code child} by Curator's rule for {@code layout} (its
+     * {@code StandardLockInternalsDriver}): what follows the last occurrence of the layout's
+     * name, which must be exactly a 10-digit sequence; -1 if the child is not such a node.
+     */
+    static long sequence(String child, CuratorLayout layout) {
+        return sequence(child, layout.nodeName());
+    }
+
+    private static long sequence(String child, String name) {
+        int at = child.lastIndexOf(name);
+        if (at < 0) {
+            return -1;
+        }
+        String suffix = child.substring(at + name.length());
+        return suffix.length() == SEQUENCE_DIGITS ? SequentialNodes.sequence(suffix) : -1;
+    }
+
+    /** Children that are no candidate of {@code layout} (Coord's or Curator's), in the order listed. */
+    static List<String> foreign(List<String> children, CuratorLayout layout) {
+        return children.stream().filter(c -> sequence(c, layout) < 0).toList();
+    }
+
+    /**
+     * Candidate nodes of {@code layout}, Coord's and Curator's alike, in election order (the leader
+     * first). Others are left out here: a candidate refuses beside them ({@link #next}), an
+     * observer reports them.
+     */
+    static List<String> order(List<String> children, CuratorLayout layout) {
+        return children.stream().filter(c -> sequence(c, layout) >= 0)
+                .sorted(Comparator.comparingLong(c -> sequence(c, layout))).toList();
     }
 
     /** The leader's node name: the lowest candidate. */
-    static Optional<String> leader(List<String> children) {
-        List<String> sorted = order(children);
+    static Optional<String> leader(List<String> children, CuratorLayout layout) {
+        List<String> sorted = order(children, layout);
         return sorted.isEmpty() ? Optional.empty() : Optional.of(sorted.get(0));
     }
 
     /**
      * The next step for the candidate whose node is {@code ours}: lead if lowest, otherwise watch
      * only the node just ahead (one watcher per node, so a leader leaving wakes exactly one
-     * candidate), or gone if our node is not there.
+     * candidate), or gone if our node is not there. Foreign children come first: beside them
+     * nothing is decided.
      */
-    static Step next(List<String> children, String ours) {
-        List<String> sorted = order(children);
+    static Step next(List<String> children, String ours, CuratorLayout layout) {
+        List<String> foreign = foreign(children, layout);
+        if (!foreign.isEmpty()) {
+            return new Foreign(foreign);
+        }
+        List<String> sorted = order(children, layout);
         if (SequentialNodes.position(sorted, ours) < 0) {
             return new Gone();
         }
         return SequentialNodes.toWatch(sorted, ours, 1)
                 .<Step>map(p -> new Watch(p, sorted.get(0).equals(p)))
                 .orElseGet(Lead::new);
+    }
+
+    /**
+     * The refusal to decide beside {@code foreign}: names the election, the nodes, what they
+     * probably are and what to do. {@code what} says what we did (not joined, left, stepped down).
+     */
+    static ForeignNodesException refusal(CoordPath path, CuratorLayout layout, List<String> foreign, String what) {
+        int shown = Math.min(foreign.size(), 10);
+        String names = String.join(", ", foreign.subList(0, shown)) + (shown < foreign.size() ? ", ... (" + foreign.size() + " in all)" : "");
+        boolean other = foreign.stream().anyMatch(n -> sequence(n, layout.other()) >= 0);
+        boolean old = foreign.stream().anyMatch(n -> sequence(n, OLD_NAME) >= 0);
+        StringBuilder m = new StringBuilder().append("election ").append(path).append(" holds ").append(foreign.size())
+                .append(" node(s) that are not ").append(layout).append(" candidates (").append(layout.nodeName())
+                .append("{seq}, Coord's and Curator ").append(layout.recipe()).append("'s): ").append(names)
+                .append(". Whoever made them elects by a rule Coord cannot see, so Coord ").append(what).append(". ");
+        if (other) {
+            m.append(layout.other().nodeName()).append(" nodes are Curator ").append(layout.other().recipe())
+                    .append("'s: give this election curatorLayout(").append(layout.other()).append(") to share it with them. ");
+        }
+        if (old) {
+            m.append("candidate- nodes are Coord's own election before it took Curator's layouts: finish the upgrade"
+                    + " (stop the older clients on this election first) before starting new ones. ");
+        }
+        m.append("Remove the nodes if they are stale, or give this election a name of its own (see coord leader show).");
+        return new ForeignNodesException(m.toString(), path, foreign);
     }
 
     /** What an elected candidate does about the handover. */

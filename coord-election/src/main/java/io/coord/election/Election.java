@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListener;
 
 /**
  * One election, by name, on one {@link CoordClient}: a candidate ({@link #campaign},
@@ -85,6 +87,36 @@ public interface Election extends AutoCloseable {
      * the task, waits up to {@link ElectionOptions#taskStopTimeout()} for it, then resigns.
      */
     Registration lead(LeaderTask task);
+
+    /**
+     * Curator's {@code LeaderLatch} shape, for code typed against {@link LeaderLatchListener}:
+     * {@code isLeader()} when this candidate starts leading (after Coord's handover),
+     * {@code notLeader()} when that leadership is no longer certain (UNCERTAIN, LOST, resigned,
+     * closed), both on {@code executor}, one at a time and in order. As Curator's documents say,
+     * by the time {@code isLeader()} runs the leadership may be gone again; {@code notLeader()}
+     * then follows. Unlike Curator's latch, an UNCERTAIN leadership that comes back (same
+     * session, node still there) keeps its place: {@code isLeader()} again, same epoch. Like a
+     * latch the candidate stays in the election: after each leadership it joins again (whatever
+     * {@link ElectionOptions#requeue()} says) until the registration is closed. The epoch and the
+     * loss signal: {@link LeaderRegistration#leadership()}.
+     */
+    LeaderRegistration lead(LeaderLatchListener listener, Executor executor);
+
+    /**
+     * Curator's {@code LeaderSelector} shape, for code typed against
+     * {@link LeaderSelectorListener}: {@code takeLeadership(curator)} (this client's Curator
+     * client) runs on {@code executor} while this candidate leads; its end (returning, throwing,
+     * or being interrupted) relinquishes, as in Curator. It is interrupted when the leadership
+     * becomes UNCERTAIN, LOST or is closed, whether or not {@code stateChanged} cancels (an
+     * UNCERTAIN leadership is then resigned, not resumed); {@code stateChanged} gets the client's connection states on
+     * {@code executor}, and a {@code CancelLeadershipException} thrown there (Curator's
+     * {@code LeaderSelectorListenerAdapter} throws it on SUSPENDED and LOST) interrupts
+     * {@code takeLeadership} too. Joining again after a leadership is
+     * {@link ElectionOptions#requeue()} (Curator's {@code autoRequeue()}). Use
+     * {@link CuratorLayout#SELECTOR} to share an election with Curator's {@code LeaderSelector}s.
+     * The epoch and the loss signal: {@link LeaderRegistration#leadership()}.
+     */
+    LeaderRegistration lead(LeaderSelectorListener listener, Executor executor);
 
     /** Who leads now (one read), or empty if no candidate is in the election. */
     Optional<LeaderInfo> leader() throws InterruptedException;

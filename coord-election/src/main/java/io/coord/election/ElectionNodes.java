@@ -4,9 +4,11 @@ import io.coord.CoordPath;
 import io.coord.FencingToken;
 import io.coord.internal.NodeLease;
 import io.coord.internal.Zk;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
@@ -24,10 +26,16 @@ final class ElectionNodes {
 
     private final Zk zk;
     private final CoordPath path;
+    private final CuratorLayout layout;
 
-    ElectionNodes(Zk zk, CoordPath path) {
+    ElectionNodes(Zk zk, CoordPath path, CuratorLayout layout) {
         this.zk = zk;
         this.path = path;
+        this.layout = layout;
+    }
+
+    CuratorLayout layout() {
+        return layout;
     }
 
     /**
@@ -52,7 +60,7 @@ final class ElectionNodes {
     /** Who leads now (one read of the children, the announcement and the lowest node). */
     Optional<LeaderInfo> leader() throws InterruptedException {
         Optional<Announced> announced = announcement(zk.curator(), null);
-        for (String child : CandidateRule.order(children())) {
+        for (String child : CandidateRule.order(children(), layout)) {
             Optional<Participant> p = participant(child);
             if (p.isPresent()) {
                 return Optional.of(toLeaderInfo(p.get(), announced));
@@ -64,7 +72,7 @@ final class ElectionNodes {
     /** Every candidate, in election order. */
     List<Participant> candidates() throws InterruptedException {
         List<Participant> out = new ArrayList<>();
-        for (String child : CandidateRule.order(children())) {
+        for (String child : CandidateRule.order(children(), layout)) {
             participant(child).ifPresent(out::add);
         }
         return out;
@@ -79,7 +87,8 @@ final class ElectionNodes {
         return new LeaderInfo(leader, acting, acting ? announced.get().at() : leader.joinedAt());
     }
 
-    private List<String> children() throws InterruptedException {
+    /** The election node's children; none if it does not exist. */
+    List<String> children() throws InterruptedException {
         return zk.call(path, () -> {
             try {
                 return zk.curator().getChildren().forPath(path.value());
@@ -115,7 +124,12 @@ final class ElectionNodes {
         }
     }
 
-    /** Reads one candidate node; empty if it is gone. */
+    /** Coord writes a JSON object; Curator the bare id (which is no JSON object unless someone chose one). */
+    private static boolean isCandidateData(byte[] bytes) {
+        return bytes.length > 0 && bytes[0] == '{';
+    }
+
+    /** Reads one candidate node, Coord's or Curator's; empty if it is gone. */
     Optional<Participant> participant(String child) throws InterruptedException {
         CoordPath node = path.child(child);
         Stat stat = new Stat();
@@ -129,8 +143,18 @@ final class ElectionNodes {
         if (bytes == null) {
             return Optional.empty();
         }
-        CandidateData d = CandidateData.CODEC.decode(node, bytes);
-        return Optional.of(new Participant(d.participant(), d.metadata(), new FencingToken(stat.getCzxid(), node),
-                Instant.ofEpochMilli(stat.getCtime())));
+        FencingToken token = new FencingToken(stat.getCzxid(), node);
+        Instant joined = Instant.ofEpochMilli(stat.getCtime());
+        if (isCandidateData(bytes)) {
+            try {
+                CandidateData d = CandidateData.CODEC.decode(node, bytes);
+                return Optional.of(new Participant(d.participant(), d.metadata(), token, joined));
+            } catch (RuntimeException e) {
+                LOG.debug("candidate {} holds no Coord candidate data; read as Curator's: {}", node, e.getMessage());
+            }
+        }
+        // Curator's LeaderLatch/LeaderSelector node: its data is the participant id, nothing else.
+        return Optional.of(new Participant(new String(bytes, StandardCharsets.UTF_8), Map.of(), token, joined,
+                Participant.Library.CURATOR));
     }
 }

@@ -46,6 +46,8 @@ final class ElectionObserver implements AutoCloseable {
     private CandidateRule.View last = CandidateRule.View.NONE;
     private long highest;
     private int failures;
+    /** The foreign children last warned about (a WARN once per set, not per read). */
+    private List<String> warnedForeign = List.of();
     private long leaderlessSince = System.nanoTime();
 
     ElectionObserver(ZkElection election) {
@@ -133,7 +135,14 @@ final class ElectionObserver implements AutoCloseable {
                 return List.<String>of();
             }
         });
-        List<String> order = CandidateRule.order(children);
+        CuratorLayout layout = election.options().curatorLayout();
+        List<String> foreign = CandidateRule.foreign(children, layout);
+        if (!foreign.isEmpty() && !foreign.equals(warnedForeign)) {
+            // Reported, never silently ignored; candidates refuse beside them, observers go on.
+            LOG.warn("{}", CandidateRule.refusal(path, layout, foreign, "reports only the " + layout + " candidates").getMessage());
+        }
+        warnedForeign = foreign;
+        List<String> order = CandidateRule.order(children, layout);
         if (order.isEmpty()) {
             return Optional.empty();
         }

@@ -37,9 +37,14 @@ import java.util.Objects;
  * @param taskStopTimeout how long closing waits for an interrupted leader task to return before it
  *                        resigns anyway (the next leader may then start while the task still runs;
  *                        its writes are refused by the fence). Default 10 s.
+ * @param curatorLayout   the Curator recipe whose node layout the candidates share, so that
+ *                        Curator clients on the same election take part in the same order (see
+ *                        {@link CuratorLayout}). Default {@link CuratorLayout#LATCH}; choose
+ *                        {@link CuratorLayout#SELECTOR} where the other clients run
+ *                        {@code LeaderSelector}. All Coord candidates of one election must agree.
  */
 public record ElectionOptions(String participantId, Map<String, String> metadata, Duration handoverGrace,
-                              boolean requeue, Duration taskStopTimeout) {
+                              boolean requeue, Duration taskStopTimeout, CuratorLayout curatorLayout) {
     /** Largest metadata, as JSON: candidates' nodes are read by every observer on every change. */
     public static final int MAX_METADATA_BYTES = 64 * 1024;
 
@@ -52,9 +57,12 @@ public record ElectionOptions(String participantId, Map<String, String> metadata
         if (taskStopTimeout == null || taskStopTimeout.isNegative() || taskStopTimeout.isZero()) {
             throw new ConfigurationException("taskStopTimeout must be > 0, got " + taskStopTimeout);
         }
+        if (curatorLayout == null) {
+            throw new ConfigurationException("curatorLayout must be LATCH or SELECTOR, got null");
+        }
     }
 
-    /** Defaults: id {@code host:pid}, no metadata, no handover grace, no requeue. */
+    /** Defaults: id {@code host:pid}, no metadata, no handover grace, no requeue, the {@code LeaderLatch} layout. */
     public static ElectionOptions defaults() {
         return builder().build();
     }
@@ -71,6 +79,7 @@ public record ElectionOptions(String participantId, Map<String, String> metadata
         b.handoverGrace = handoverGrace;
         b.requeue = requeue;
         b.taskStopTimeout = taskStopTimeout;
+        b.curatorLayout = curatorLayout;
         return b;
     }
 
@@ -112,6 +121,7 @@ public record ElectionOptions(String participantId, Map<String, String> metadata
         private Duration handoverGrace;
         private Boolean requeue;
         private Duration taskStopTimeout;
+        private CuratorLayout curatorLayout;
         private final List<String> set = new ArrayList<>();
 
         private Builder() {
@@ -160,13 +170,24 @@ public record ElectionOptions(String participantId, Map<String, String> metadata
             return this;
         }
 
+        /** The Curator layout the candidates share; see {@link CuratorLayout}. */
+        public Builder curatorLayout(CuratorLayout value) {
+            once("curatorLayout");
+            if (value == null) {
+                throw new ConfigurationException("curatorLayout must be LATCH or SELECTOR, got null");
+            }
+            curatorLayout = value;
+            return this;
+        }
+
         public ElectionOptions build() {
             return new ElectionOptions(
                     participantId == null ? defaultParticipantId() : participantId,
                     metadata == null ? Map.of() : metadata,
                     handoverGrace == null ? Duration.ZERO : handoverGrace,
                     requeue != null && requeue,
-                    taskStopTimeout == null ? Duration.ofSeconds(10) : taskStopTimeout);
+                    taskStopTimeout == null ? Duration.ofSeconds(10) : taskStopTimeout,
+                    curatorLayout == null ? CuratorLayout.LATCH : curatorLayout);
         }
     }
 }

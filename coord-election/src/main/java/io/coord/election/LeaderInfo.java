@@ -12,7 +12,7 @@ import java.util.Objects;
  * @param acting      whether the leader has finished its handover and announced that it acts
  *                    (right after it starts, it writes its epoch on the election node). False for
  *                    the short time between being elected and that announcement, and during a
- *                    handover grace.
+ *                    handover grace. Always false for a Curator leader, which does not announce.
  * @param since       server time the leader announced it acts when {@code acting}; otherwise the
  *                    time it joined (it has not started yet)
  */
@@ -30,8 +30,17 @@ public record LeaderInfo(Participant participant, boolean acting, Instant since)
         return participant.metadata();
     }
 
-    /** The leadership's epoch: czxid of the leader's node; strictly greater for every later leader. */
+    /**
+     * The leadership's epoch: czxid of the leader's node; strictly greater for every later leader.
+     * A Curator leader (see {@link #curator()}) has none: this is then its node's czxid, which
+     * orders it among the leaders but fences nothing (Curator's leader writes unfenced).
+     */
     public FencingToken epoch() {
         return participant.token();
+    }
+
+    /** Whether the leader is a Curator {@code LeaderLatch}/{@code LeaderSelector} sharing the election: no epoch, never announces acting. */
+    public boolean curator() {
+        return participant.library() == Participant.Library.CURATOR;
     }
 }

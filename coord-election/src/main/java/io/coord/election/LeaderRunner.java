@@ -2,11 +2,13 @@ package io.coord.election;
 
 import com.google.common.util.concurrent.MoreExecutors;
 import io.coord.CoordException;
+import io.coord.ForeignNodesException;
 import io.coord.Lease;
 import io.coord.LeaseListener;
 import io.coord.LeaseState;
 import io.coord.Registration;
 import io.coord.SessionState;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -35,6 +37,10 @@ final class LeaderRunner {
     private final ZkElection election;
     private final LeaderTask task;
     private final Runnable onStopped;
+    /** Join again after each leadership: the election's option, or always (a LeaderLatch's shape). */
+    private final boolean requeue;
+    /** The foreign nodes last warned about, so that a refusal repeated each second warns once. */
+    private List<String> warnedForeign = List.of();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private final Semaphore changed = new Semaphore(0);
     private final Object lock = new Object();
@@ -67,9 +73,10 @@ final class LeaderRunner {
         }
     };
 
-    LeaderRunner(ZkElection election, LeaderTask task, Runnable onStopped) {
+    LeaderRunner(ZkElection election, LeaderTask task, boolean requeue, Runnable onStopped) {
         this.election = election;
         this.task = task;
+        this.requeue = requeue;
         this.onStopped = onStopped;
     }
 
@@ -111,6 +118,15 @@ final class LeaderRunner {
             return c.await(System.nanoTime() + Long.MAX_VALUE / 4, null);
         } catch (CancellationException | InterruptedException e) {
             return null; // stopping, or a stray interrupt: the loop decides
+        } catch (ForeignNodesException e) {
+            // Not joining while they are there; looking again each second (a WARN per new set).
+            if (!e.nodes().equals(warnedForeign)) {
+                LOG.warn("election {}: not campaigning while foreign nodes are there, looking again each second: {}",
+                        election.name(), e.getMessage());
+                warnedForeign = e.nodes();
+            }
+            waitForChange(TimeUnit.SECONDS.toNanos(1));
+            return null;
         } catch (CoordException e) {
             LOG.warn("campaign in election {} failed; trying again", election.name(), e);
             waitForChange(TimeUnit.SECONDS.toNanos(1));
@@ -138,14 +154,14 @@ final class LeaderRunner {
                 }
                 if (certain(l) && outcome != Outcome.INTERRUPTED_BY_LEASE) {
                     l.resign(); // the task is done with this leadership: hand over at once
-                    if (outcome == Outcome.FAILED && election.options().requeue()) {
+                    if (outcome == Outcome.FAILED && requeue) {
                         // A task that fails at once must not spin through create/delete cycles.
                         changed.drainPermits();
                         if (!stopping) {
                             waitForChange(FAILURE_PAUSE_NANOS);
                         }
                     }
-                    return election.options().requeue();
+                    return requeue;
                 }
                 // The task stopped because the leadership wavered (maybe its checkValid() saw the
                 // session suspended before the lease did): wait until it is restored or lost.
@@ -157,7 +173,7 @@ final class LeaderRunner {
                     return false;
                 }
                 if (l.state() != LeaseState.ACQUIRED) {
-                    return election.options().requeue(); // LOST, or resigned by the task
+                    return requeue; // LOST, or resigned by the task
                 }
                 LOG.info("leadership {} restored; running the leader task again", l);
             }

@@ -1,5 +1,6 @@
 package io.coord.election;
 
+import com.google.common.util.concurrent.MoreExecutors;
 import io.coord.CoordClient;
 import io.coord.CoordException;
 import io.coord.CoordMetrics;
@@ -24,12 +25,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListener;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The election over ZooKeeper: candidates are protected ephemeral-sequential nodes
- * {@code /elections/{name}/_c_<uuid>-candidate-<seq>} holding {@link CandidateData}. The waiting
+ * {@code /elections/{name}/_c_<uuid>-latch-<seq>} (or {@code -lock-}, see {@link CuratorLayout})
+ * holding {@link CandidateData}, ordered with Curator's candidates of the same layout. The waiting
  * is in {@link Candidacy}, the task loop in {@link LeaderRunner}, observing in
  * {@link ElectionObserver}; this class wires them and reads participants.
  */
@@ -62,7 +68,7 @@ final class ZkElection implements Election {
         this.options = Objects.requireNonNull(options, "options");
         this.zk = Zk.of(client);
         this.path = ROOT.child(name);
-        this.nodes = new ElectionNodes(zk, path);
+        this.nodes = new ElectionNodes(zk, path, options.curatorLayout());
         this.metrics = client.metrics();
         this.data = new CandidateData(options.participantId(), options.metadata());
         this.nodeData = CandidateData.CODEC.encode(path, data);
@@ -175,8 +181,36 @@ final class ZkElection implements Election {
     @Override
     public Registration lead(LeaderTask task) {
         Objects.requireNonNull(task, "task");
-        engage("lead");
-        LeaderRunner runner = new LeaderRunner(this, task, () -> engaged.set(false));
+        return startRunner(task, options.requeue(), "lead");
+    }
+
+    @Override
+    public LeaderRegistration lead(LeaderLatchListener listener, Executor executor) {
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(executor, "executor");
+        AtomicReference<Leadership> current = new AtomicReference<>();
+        LeaderTask task = CuratorListeners.latch(listener, MoreExecutors.newSequentialExecutor(executor), current);
+        return CuratorListeners.registration(startRunner(task, true, "lead"), current, () -> { });
+    }
+
+    @Override
+    public LeaderRegistration lead(LeaderSelectorListener listener, Executor executor) {
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(executor, "executor");
+        AtomicReference<Leadership> current = new AtomicReference<>();
+        CuratorListeners.Taker taker = new CuratorListeners.Taker();
+        LeaderTask task = CuratorListeners.selector(listener, zk.curator(), executor, taker, current,
+                options.taskStopTimeout().toMillis());
+        ConnectionStateListener states = CuratorListeners.states(listener, taker);
+        Registration runner = startRunner(task, options.requeue(), "lead");
+        zk.curator().getConnectionStateListenable().addListener(states, executor);
+        return CuratorListeners.registration(runner, current,
+                () -> zk.curator().getConnectionStateListenable().removeListener(states));
+    }
+
+    private Registration startRunner(LeaderTask task, boolean requeue, String what) {
+        engage(what);
+        LeaderRunner runner = new LeaderRunner(this, task, requeue, () -> engaged.set(false));
         runners.add(runner);
         try {
             threads.execute(runner::run);
@@ -219,7 +253,10 @@ final class ZkElection implements Election {
                 Instant.ofEpochMilli(created.stat().getCtime()));
         LeaderInfo info = new LeaderInfo(me, true, Instant.now());
         ZkLeadership[] self = new ZkLeadership[1];
+        // Started before the handle, so that an end at once (already LOST) still closes it.
+        ForeignWatch foreign = ForeignWatch.start(zk, path, options.curatorLayout(), lease);
         ZkLeadership leadership = new ZkLeadership(lease, name, info, () -> {
+            foreign.close();
             leaderships.remove(self[0]);
             if (lease.state() == LeaseState.LOST) {
                 metric("coord.election.lost");

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import static io.coord.election.CuratorLayout.LATCH;
+import static io.coord.election.CuratorLayout.SELECTOR;
+
 import io.coord.LeaseState;
 import io.coord.election.CandidateRule.Handover;
 import io.coord.election.CandidateRule.View;
@@ -17,40 +20,63 @@ import org.junit.jupiter.api.Test;
 
 /** The election's decisions, without a server. */
 class CandidateRuleTest {
-    private static final String A = "_c_aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa-candidate-0000000003";
-    private static final String B = "_c_bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb-candidate-0000000007";
-    private static final String C = "_c_cccccccc-cccc-cccc-cccc-cccccccccccc-candidate-0000000010";
-    private static final String D = "_c_dddddddd-dddd-dddd-dddd-dddddddddddd-candidate-0000000011";
+    private static final String A = "_c_aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa-latch-0000000003";
+    private static final String B = "_c_bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb-latch-0000000007";
+    private static final String C = "_c_cccccccc-cccc-cccc-cccc-cccccccccccc-latch-0000000010";
+    private static final String D = "_c_dddddddd-dddd-dddd-dddd-dddddddddddd-latch-0000000011";
 
     @Test
     void lowestSequenceLeadsWhateverTheListingOrderAndProtectionPrefix() {
         List<String> children = new ArrayList<>(List.of(C, A, D, B));
         for (int i = 0; i < 4; i++) {
             Collections.rotate(children, 1);
-            assertEquals(Optional.of(A), CandidateRule.leader(children));
-            assertEquals(List.of(A, B, C, D), CandidateRule.order(children));
+            assertEquals(Optional.of(A), CandidateRule.leader(children, LATCH));
+            assertEquals(List.of(A, B, C, D), CandidateRule.order(children, LATCH));
         }
     }
 
     @Test
-    void nodesOfOtherShapesNeverLeadNorGetWatched() {
-        List<String> children = List.of("lock-0000000001", "candidate-not-a-sequence", "zzz", B, C);
-        assertEquals(Optional.of(B), CandidateRule.leader(children));
-        assertEquals(new CandidateRule.Lead(), CandidateRule.next(children, B));
-        assertEquals(Optional.empty(), CandidateRule.leader(List.of("other-0000000001")));
+    void curatorsAndCoordsNodesOfOneLayoutAreOrderedTogetherByCuratorsRule() {
+        // Curator's LeaderLatch node (same name shape, its data is the bare id) between Coord's.
+        String curator = "_c_eeeeeeee-eeee-eeee-eeee-eeeeeeeeeeee-latch-0000000005";
+        assertEquals(List.of(A, curator, B), CandidateRule.order(List.of(B, curator, A), LATCH));
+        assertEquals(new CandidateRule.Watch(curator, false), CandidateRule.next(List.of(B, curator, A), B, LATCH));
+        // Sequence after the LAST occurrence of the name, exactly 10 digits (StandardLockInternalsDriver).
+        assertEquals(7, CandidateRule.sequence("x-latch-latch-0000000007", LATCH));
+        assertEquals(-1, CandidateRule.sequence("latch-0000000007-latch-x", LATCH));
+        assertEquals(3, CandidateRule.sequence("_c_aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa-lock-0000000003", SELECTOR));
+        assertEquals(-1, CandidateRule.sequence(A, SELECTOR));
+    }
+
+    @Test
+    void nodesOfAnyOtherShapeAreForeignAndNothingIsDecidedBesideThem() {
+        String selector = "_c_ffffffff-ffff-ffff-ffff-ffffffffffff-lock-0000000001";
+        String oldCoord = "_c_99999999-9999-9999-9999-999999999999-candidate-0000000002";
+        List<String> children = List.of(selector, oldCoord, "zzz", "latch-12", B, C);
+        assertEquals(List.of(selector, oldCoord, "zzz", "latch-12"), CandidateRule.foreign(children, LATCH));
+        assertEquals(new CandidateRule.Foreign(List.of(selector, oldCoord, "zzz", "latch-12")), CandidateRule.next(children, B, LATCH));
+        assertEquals(List.of(B, C), CandidateRule.order(children, LATCH), "observers still see the layout's candidates");
+        assertEquals(List.of(A), CandidateRule.foreign(List.of(A, selector), SELECTOR));
+
+        String message = CandidateRule.refusal(io.coord.CoordPath.of("/elections/e"), LATCH, List.of(selector, oldCoord), "did not join")
+                .getMessage();
+        for (String part : List.of("/elections/e", selector, oldCoord, "did not join", "LeaderSelector", "curatorLayout(SELECTOR)",
+                "stop the older clients")) {
+            assertTrue(message.contains(part), part + " in: " + message);
+        }
     }
 
     @Test
     void eachCandidateWatchesOnlyTheNodeJustAheadSoALeaderLeavingWakesOne() {
         List<String> children = List.of(D, B, A, C);
-        assertEquals(new CandidateRule.Lead(), CandidateRule.next(children, A));
-        assertEquals(new CandidateRule.Watch(A, true), CandidateRule.next(children, B));
-        assertEquals(new CandidateRule.Watch(B, false), CandidateRule.next(children, C));
-        assertEquals(new CandidateRule.Watch(C, false), CandidateRule.next(children, D));
+        assertEquals(new CandidateRule.Lead(), CandidateRule.next(children, A, LATCH));
+        assertEquals(new CandidateRule.Watch(A, true), CandidateRule.next(children, B, LATCH));
+        assertEquals(new CandidateRule.Watch(B, false), CandidateRule.next(children, C, LATCH));
+        assertEquals(new CandidateRule.Watch(C, false), CandidateRule.next(children, D, LATCH));
         // every node is watched by at most one candidate
         List<String> watched = new ArrayList<>();
         for (String n : children) {
-            if (CandidateRule.next(children, n) instanceof CandidateRule.Watch w) {
+            if (CandidateRule.next(children, n, LATCH) instanceof CandidateRule.Watch w) {
                 assertFalse(watched.contains(w.predecessor()), "two watchers on " + w.predecessor());
                 watched.add(w.predecessor());
             }
@@ -60,24 +86,24 @@ class CandidateRuleTest {
 
     @Test
     void aMiddleCandidateLeavingMakesItsSuccessorWatchTheNextOneAhead() {
-        assertEquals(new CandidateRule.Watch(A, true), CandidateRule.next(List.of(A, C), C));
+        assertEquals(new CandidateRule.Watch(A, true), CandidateRule.next(List.of(A, C), C, LATCH));
     }
 
     @Test
     void onlyTheDeletionOfTheLeaderAloneElectsTheCandidateBehindIt() {
         List<String> children = List.of(A, B, C);
-        CandidateRule.Step behindLeader = CandidateRule.next(children, B);
-        CandidateRule.Step further = CandidateRule.next(children, C);
+        CandidateRule.Step behindLeader = CandidateRule.next(children, B, LATCH);
+        CandidateRule.Step further = CandidateRule.next(children, C, LATCH);
         assertTrue(((CandidateRule.Watch) behindLeader).electsOnDeletion(), "B waits for the leader A only");
         assertFalse(((CandidateRule.Watch) further).electsOnDeletion(), "C has A ahead besides B: B going elects nobody");
         // and indeed, once the leader is gone the candidate behind it leads, whatever joins later
-        assertEquals(new CandidateRule.Lead(), CandidateRule.next(List.of(B, C, D), B));
+        assertEquals(new CandidateRule.Lead(), CandidateRule.next(List.of(B, C, D), B, LATCH));
     }
 
     @Test
     void aCandidateWhoseNodeIsGoneIsToldSo() {
-        assertEquals(new CandidateRule.Gone(), CandidateRule.next(List.of(A, B), C));
-        assertEquals(new CandidateRule.Gone(), CandidateRule.next(List.of(), C));
+        assertEquals(new CandidateRule.Gone(), CandidateRule.next(List.of(A, B), C, LATCH));
+        assertEquals(new CandidateRule.Gone(), CandidateRule.next(List.of(), C, LATCH));
     }
 
     @Test

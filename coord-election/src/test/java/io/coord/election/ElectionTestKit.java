@@ -123,6 +123,16 @@ final class ElectionTestKit implements BeforeAllCallback, AfterAllCallback, Befo
         }
     }
 
+    /** How many candidates {@code e} has now, for a wait's condition (-1 if interrupted). */
+    static int candidateCount(Election e) {
+        try {
+            return e.candidates().size();
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
     /** Counts what Coord reports, per name. */
     static final class RecordingMetrics implements CoordMetrics {
         private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();

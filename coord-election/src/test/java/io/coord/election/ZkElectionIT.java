@@ -63,7 +63,7 @@ class ZkElectionIT {
         assertEquals(stat.getCzxid(), leadership.epoch().value());
         assertEquals(client.session().id(), stat.getEphemeralOwner());
         assertTrue(leadership.node().startsWith(election.path()), leadership.node() + " under " + election.path());
-        assertTrue(leadership.node().name().startsWith("_c_") && leadership.node().name().contains("-candidate-"),
+        assertTrue(leadership.node().name().startsWith("_c_") && leadership.node().name().contains("-latch-"),
                 "a protected candidate node: " + leadership.node());
         assertEquals(LeaseState.ACQUIRED, leadership.state());
         leadership.checkValid();
