@@ -22,6 +22,12 @@ public class ForeignNodesException extends CoordException {
         this.nodes = List.copyOf(nodes);
     }
 
+    /** The first ten of {@code nodes}, comma-separated, with how many there are in all if more: for a message. */
+    public static String listed(List<String> nodes) {
+        int shown = Math.min(nodes.size(), 10);
+        return String.join(", ", nodes.subList(0, shown)) + (shown < nodes.size() ? ", ... (" + nodes.size() + " in all)" : "");
+    }
+
     /** The recipe's directory. */
     public CoordPath path() {
         return path;

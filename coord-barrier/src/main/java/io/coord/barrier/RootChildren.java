@@ -37,8 +37,7 @@ final class RootChildren {
 
     /** The refusal to enter beside Curator's barrier nodes; names the path, the nodes and what to do. */
     static ForeignNodesException curatorBarrierAt(String barrier, CoordPath root, List<String> nodes) {
-        int shown = Math.min(nodes.size(), 10);
-        String names = String.join(", ", nodes.subList(0, shown)) + (shown < nodes.size() ? ", ... (" + nodes.size() + " in all)" : "");
+        String names = ForeignNodesException.listed(nodes);
         return new ForeignNodesException(root + " holds " + nodes.size() + " node(s) of Curator's DistributedDoubleBarrier"
                 + " (participant UUIDs, " + CURATOR_READY + "): " + names + ". Curator counts every child of the path as a member"
                 + " that entered and Coord counts only its own generation's seats, so one barrier cannot have members of both;"

@@ -125,8 +125,7 @@ final class CandidateRule {
      * probably are and what to do. {@code what} says what we did (not joined, left, stepped down).
      */
     static ForeignNodesException refusal(CoordPath path, CuratorLayout layout, List<String> foreign, String what) {
-        int shown = Math.min(foreign.size(), 10);
-        String names = String.join(", ", foreign.subList(0, shown)) + (shown < foreign.size() ? ", ... (" + foreign.size() + " in all)" : "");
+        String names = ForeignNodesException.listed(foreign);
         boolean other = foreign.stream().anyMatch(n -> sequence(n, layout.other()) >= 0);
         boolean old = foreign.stream().anyMatch(n -> sequence(n, OLD_NAME) >= 0);
         StringBuilder m = new StringBuilder().append("election ").append(path).append(" holds ").append(foreign.size())

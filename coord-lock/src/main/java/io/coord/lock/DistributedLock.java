@@ -55,7 +55,7 @@ public interface DistributedLock {
      * {@link LockLease} with token and loss signal: see {@link #heldByCurrentThread()}. The same
      * object every call.
      */
-    InterProcessLock asInterProcessLock();
+    CuratorLock asInterProcessLock();
 
     /**
      * The lease the {@linkplain #asInterProcessLock() Curator view} holds for the calling thread,

@@ -50,8 +50,7 @@ final class SemaphoreLayout {
      */
     static ForeignNodesException refusal(CoordPath semaphore, CoordPath at, List<String> foreign, String removed) {
         boolean oldLayout = at.equals(semaphore) && !leases(foreign).isEmpty();
-        int shown = Math.min(foreign.size(), 10);
-        String names = String.join(", ", foreign.subList(0, shown)) + (shown < foreign.size() ? ", ... (" + foreign.size() + " in all)" : "");
+        String names = ForeignNodesException.listed(foreign);
         return new ForeignNodesException(at + " holds " + foreign.size() + " node(s) that are not part of a semaphore"
                 + " (Coord's and Curator InterProcessSemaphoreV2's layout: " + semaphore + "/" + LOCKS + " and " + semaphore + "/"
                 + LEASES + "/_c_<uuid>-lease-<sequence>): " + names + ". Whoever made them counts permits by a rule Coord cannot"

@@ -7,7 +7,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.curator.RetryPolicy;
-import org.apache.curator.framework.recipes.locks.InterProcessLock;
 
 /**
  * Curator's {@link InterProcessLock} contract over Coord leases: holds belong to threads and are
@@ -16,7 +15,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * anyone else gets {@link IllegalMonitorStateException} saying who does own it. A waiter whose
  * session ends starts again on the new session, as InterProcessMutex does.
  */
-final class ThreadView implements InterProcessLock {
+final class ThreadView implements CuratorLock {
     private static final class Hold {
         final LockLease lease;
         int count = 1; // only the owning thread touches it
@@ -30,13 +29,15 @@ final class ThreadView implements InterProcessLock {
     private final String what;
     private final AcrossSessions.Acquirer acquirer;
     private final RetryPolicy retry;
+    private final ZkLockQueue queue;
     private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
 
-    ThreadView(CoordPath path, String what, AcrossSessions.Acquirer acquirer, RetryPolicy retry) {
-        this.path = path;
+    ThreadView(ZkLockQueue queue, String what, AcrossSessions.Acquirer acquirer) {
+        this.queue = queue;
+        this.path = queue.path();
         this.what = what;
         this.acquirer = acquirer;
-        this.retry = retry;
+        this.retry = queue.retry();
     }
 
     @Override
@@ -91,8 +92,18 @@ final class ThreadView implements InterProcessLock {
         return !holds.isEmpty();
     }
 
-    /** The lease the calling thread holds through this view. */
-    Optional<LockLease> leaseOfCurrentThread() {
+    @Override
+    public boolean isOwnedByCurrentThread() {
+        return holds.containsKey(Thread.currentThread());
+    }
+
+    @Override
+    public java.util.Collection<String> getParticipantNodes() throws Exception {
+        return queue.participantNodes();
+    }
+
+    @Override
+    public Optional<LockLease> heldByCurrentThread() {
         Hold hold = holds.get(Thread.currentThread());
         return hold == null ? Optional.empty() : Optional.of(hold.lease);
     }

@@ -9,6 +9,7 @@ import io.coord.SessionExpiredException;
 import io.coord.TooManyChildrenException;
 import io.coord.internal.LeaseNodes;
 import io.coord.internal.NodeLease;
+import io.coord.internal.SequentialNodes;
 import io.coord.internal.Zk;
 import java.time.Instant;
 import java.util.List;
@@ -189,8 +190,7 @@ final class ZkLockQueue {
             case LEASE -> "semaphore lease nodes (lease-, Coord's and Curator InterProcessSemaphoreV2's)";
         };
         boolean oldLayout = foreign.stream().anyMatch(n -> n.matches("(_c_[0-9a-f-]{36}-)?(read-|write-).*"));
-        int shown = Math.min(foreign.size(), 10);
-        String names = String.join(", ", foreign.subList(0, shown)) + (shown < foreign.size() ? ", ... (" + foreign.size() + " in all)" : "");
+        String names = ForeignNodesException.listed(foreign);
         return new ForeignNodesException(path + " holds " + foreign.size() + " node(s) that are not " + understood + ": " + names
                 + ". Whoever made them waits by a rule Coord cannot see, so Coord will not decide who holds; our node "
                 + created.token().node().name() + " was removed. "
@@ -274,6 +274,27 @@ final class ZkLockQueue {
 
     Zk zk() {
         return zk;
+    }
+
+    /**
+     * Every child's full path in Curator's order (the sequence suffix; a node without one last, by
+     * name), as {@code InterProcessMutex.getParticipantNodes()} answers for the same directory.
+     */
+    List<String> participantNodes() throws InterruptedException {
+        List<String> children;
+        try {
+            children = zk.curator().getChildren().forPath(path.value());
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw zk.translate(e, path);
+        }
+        return children.stream()
+                .sorted(java.util.Comparator.<String>comparingLong(n -> SequentialNodes.sequence(n) < 0 ? Long.MAX_VALUE : SequentialNodes.sequence(n))
+                        .thenComparing(java.util.Comparator.naturalOrder()))
+                .map(n -> path.value() + "/" + n).toList();
     }
 
     /**

@@ -17,7 +17,7 @@ final class ZkMutex implements DistributedLock {
 
     ZkMutex(ZkLockQueue queue) {
         this.queue = queue;
-        this.view = new ThreadView(queue.path(), "lock", this::acquireNanos, queue.retry());
+        this.view = new ThreadView(queue, "lock", this::acquireNanos);
     }
 
     @Override
@@ -48,13 +48,13 @@ final class ZkMutex implements DistributedLock {
     }
 
     @Override
-    public InterProcessLock asInterProcessLock() {
+    public CuratorLock asInterProcessLock() {
         return view;
     }
 
     @Override
     public Optional<LockLease> heldByCurrentThread() {
-        return view.leaseOfCurrentThread();
+        return view.heldByCurrentThread();
     }
 
     /** The timeout error, with a hint when the waiting thread itself held the lock (it waited for itself). */

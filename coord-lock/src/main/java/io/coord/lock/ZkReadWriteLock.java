@@ -71,7 +71,7 @@ final class ZkReadWriteLock implements ReadWriteLock {
 
         Side(WaitRule.Type type) {
             this.type = type;
-            this.view = new ThreadView(queue.path(), type.label() + " lock", this::acquireNanos, queue.retry());
+            this.view = new ThreadView(queue, type.label() + " lock", this::acquireNanos);
         }
 
         @Override
@@ -116,13 +116,13 @@ final class ZkReadWriteLock implements ReadWriteLock {
         }
 
         @Override
-        public InterProcessLock asInterProcessLock() {
+        public CuratorLock asInterProcessLock() {
             return view;
         }
 
         @Override
         public Optional<LockLease> heldByCurrentThread() {
-            return view.leaseOfCurrentThread();
+            return view.heldByCurrentThread();
         }
 
         @Override

@@ -19,8 +19,10 @@
  *       gives up removes its own node before returning.
  *   <li><b>Handles own leases.</b> {@link io.coord.lock.LockLease} may be closed from any thread;
  *       nesting is explicit ({@link io.coord.lock.LockLease#reenter()}). The Curator view
- *       ({@link io.coord.lock.DistributedLock#asInterProcessLock()}) is thread-owned and
- *       reentrant per thread, like InterProcessMutex.
+ *       ({@link io.coord.lock.DistributedLock#asInterProcessLock()}, a
+ *       {@link io.coord.lock.CuratorLock}) is thread-owned and reentrant per thread, like
+ *       InterProcessMutex, and answers its {@code getParticipantNodes()} and
+ *       {@code isOwnedByCurrentThread()}.
  * </ul>
  *
  * <h2>Nodes</h2>

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -161,6 +162,58 @@ class CuratorViewIT {
             try (LockLease next = competitor.acquire(java.time.Duration.ofSeconds(5))) {
                 assertTrue(next.token().isNewerThan(lease.token()));
             }
+        } finally {
+            curator.close();
+        }
+    }
+
+    @Test
+    void answersGetParticipantNodesAsInterProcessMutexDoesAndIsOwnedByCurrentThreadOnlyInTheOwner() throws Exception {
+        CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(SERVER.connectString())
+                .namespace(SERVER.namespace()).sessionTimeoutMs(4000).connectionTimeoutMs(4000)
+                .retryPolicy(new ExponentialBackoffRetry(200, 3)).build();
+        curator.start();
+        try {
+            CuratorLock view = Locks.mutex(SERVER.newClient(), LOCK).asInterProcessLock();
+            InterProcessMutex curatorMutex = new InterProcessMutex(curator, LOCK.value());
+            assertFalse(view.isOwnedByCurrentThread(), "nobody holds it yet");
+            assertEquals(java.util.List.of(), java.util.List.copyOf(view.getParticipantNodes()), "no node yet");
+
+            assertTrue(view.acquire(5, TimeUnit.SECONDS));
+            CompletableFuture<Boolean> curatorWaits = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return curatorMutex.acquire(10, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, other);
+            io.coord.test.Awaits.until("the Curator waiter queued", java.time.Duration.ofSeconds(5), () -> {
+                try {
+                    return curatorMutex.getParticipantNodes().size() == 2;
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+
+            java.util.List<String> ours = java.util.List.copyOf(view.getParticipantNodes());
+            assertEquals(java.util.List.copyOf(curatorMutex.getParticipantNodes()), ours,
+                    "the same full paths in the same order as InterProcessMutex gives");
+            assertEquals(view.heldByCurrentThread().orElseThrow().node().value(), ours.get(0), "the holder first");
+            assertTrue(view.isOwnedByCurrentThread(), "the acquiring thread owns it");
+            ExecutorService third = Executors.newSingleThreadExecutor();
+            try {
+                assertFalse(third.submit(view::isOwnedByCurrentThread).get(5, TimeUnit.SECONDS), "another thread of the same process does not");
+            } finally {
+                third.shutdownNow();
+            }
+
+            view.release();
+            assertFalse(view.isOwnedByCurrentThread(), "released");
+            assertTrue(curatorWaits.get(10, TimeUnit.SECONDS), "the Curator waiter got it next");
+            other.submit(() -> {
+                curatorMutex.release(); // InterProcessMutex is thread-owned too: its owner releases
+                return null;
+            }).get(10, TimeUnit.SECONDS);
         } finally {
             curator.close();
         }

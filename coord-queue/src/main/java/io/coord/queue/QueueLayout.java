@@ -94,8 +94,7 @@ final class QueueLayout {
      * on consumers that are not there. Names the path, the items and what to do.
      */
     static ForeignNodesException curatorItemsAt(QueueLayout layout, List<String> items) {
-        int shown = Math.min(items.size(), 10);
-        String names = String.join(", ", items.subList(0, shown)) + (shown < items.size() ? ", ... (" + items.size() + " in all)" : "");
+        String names = ForeignNodesException.listed(items);
         return new ForeignNodesException(layout.root + " holds " + items.size() + " item(s) of Curator's DistributedQueue ("
                 + CURATOR_ITEM_PREFIX + "{seq}): " + names + ". The two layouts differ in kind (Coord keeps tasks/, claims/,"
                 + " dead/ and keys/), so neither library would ever deliver the other's items; Coord will not open queue '"
