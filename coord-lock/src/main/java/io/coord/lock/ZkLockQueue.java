@@ -160,16 +160,7 @@ final class ZkLockQueue {
     }
 
     private List<WaitRule.Node> read(Request request, LeaseNodes.Created created) throws InterruptedException {
-        List<String> children;
-        try {
-            children = zk.curator().getChildren().forPath(path.value());
-        } catch (KeeperException.NoNodeException e) {
-            children = List.of();
-        } catch (InterruptedException e) {
-            throw e;
-        } catch (Exception e) {
-            throw zk.translate(e, path);
-        }
+        List<String> children = children();
         if (children.size() > options.maxQueueLength()) {
             throw new TooManyChildrenException("lock " + path + " has " + children.size() + " nodes, over its maxQueueLength of "
                     + options.maxQueueLength() + "; our node " + created.token().node() + " was removed");
@@ -276,14 +267,10 @@ final class ZkLockQueue {
         return zk;
     }
 
-    /**
-     * Every child's full path in Curator's order (the sequence suffix; a node without one last, by
-     * name), as {@code InterProcessMutex.getParticipantNodes()} answers for the same directory.
-     */
-    List<String> participantNodes() throws InterruptedException {
-        List<String> children;
+    /** The lock directory's children; none if it does not exist yet. */
+    private List<String> children() throws InterruptedException {
         try {
-            children = zk.curator().getChildren().forPath(path.value());
+            return zk.curator().getChildren().forPath(path.value());
         } catch (KeeperException.NoNodeException e) {
             return List.of();
         } catch (InterruptedException e) {
@@ -291,7 +278,14 @@ final class ZkLockQueue {
         } catch (Exception e) {
             throw zk.translate(e, path);
         }
-        return children.stream()
+    }
+
+    /**
+     * Every child's full path in Curator's order (the sequence suffix; a node without one last, by
+     * name), as {@code InterProcessMutex.getParticipantNodes()} answers for the same directory.
+     */
+    List<String> participantNodes() throws InterruptedException {
+        return children().stream()
                 .sorted(java.util.Comparator.<String>comparingLong(n -> SequentialNodes.sequence(n) < 0 ? Long.MAX_VALUE : SequentialNodes.sequence(n))
                         .thenComparing(java.util.Comparator.naturalOrder()))
                 .map(n -> path.value() + "/" + n).toList();
