@@ -209,9 +209,65 @@ public final class ChildJvm implements AutoCloseable {
                 + bound.toMillis() + " ms" + (ended ? " (its output ended; exit " + exitText() + ")" : "") + stderrTail()));
     }
 
-    /** SIGSTOP: the child stops running at once (no thread runs, no heartbeat is sent). */
+    /**
+     * SIGSTOP, and returns once every thread of the child has stopped (no thread runs, no heartbeat
+     * is sent, nothing more is printed).
+     *
+     * <p>{@code kill} returns before the stop is complete: the kernel hands SIGSTOP to one thread,
+     * and that thread stops the others only when it next runs. On a loaded machine the launcher's
+     * idle main thread it picks may wait for a core while another thread still runs; CI saw a child
+     * answer a {@code ping} sent after {@code kill -STOP} had returned. So the stop is confirmed in
+     * {@code /proc/<pid>/task/*&#47;stat} (Linux; elsewhere the signal alone has to do).
+     */
     public void pause() {
         signal("STOP");
+        awaitEveryThreadStopped(Duration.ofSeconds(10));
+    }
+
+    private void awaitEveryThreadStopped(Duration timeout) {
+        Path tasks = Path.of("/proc", Long.toString(process.pid()), "task");
+        if (!Files.isDirectory(tasks)) {
+            return;
+        }
+        long deadline = System.nanoTime() + Awaits.scaled(timeout).toNanos();
+        List<String> running = threadsStillRunning(tasks);
+        while (!running.isEmpty() && process.isAlive()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("child " + this + " was sent SIGSTOP but these threads still run after "
+                        + Awaits.scaled(timeout).toMillis() + " ms: " + running);
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for child " + this + " to stop", e);
+            }
+            running = threadsStillRunning(tasks);
+        }
+    }
+
+    /** Threads whose state is neither stopped (T, t) nor exiting (Z, X), as "tid:state". */
+    private static List<String> threadsStillRunning(Path tasks) {
+        List<String> running = new ArrayList<>();
+        try (var dirs = Files.list(tasks)) {
+            for (Path task : (Iterable<Path>) dirs::iterator) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);
+                } catch (IOException e) {
+                    continue; // the thread ended between the listing and the read
+                }
+                // "tid (comm) S ...": comm may hold spaces and parentheses, the state follows the last ')'
+                String afterComm = stat.substring(stat.lastIndexOf(')') + 1).trim();
+                char state = afterComm.isEmpty() ? '?' : afterComm.charAt(0);
+                if ("TtZX".indexOf(state) < 0) {
+                    running.add(task.getFileName() + ":" + state);
+                }
+            }
+        } catch (IOException | UncheckedIOException e) {
+            // the process is gone: nothing runs
+        }
+        return running;
     }
 
     /** SIGCONT after {@link #pause()}. */

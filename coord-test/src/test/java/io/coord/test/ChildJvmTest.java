@@ -58,6 +58,22 @@ class ChildJvmTest {
     }
 
     @Test
+    void pauseReturnsOnlyOnceTheChildHasStoppedAndResumeLetsItAnswer() {
+        // kill -STOP returns before every thread has stopped; pause() must not (CI under load once
+        // got a "pong" to a ping sent after pause() had returned). Each round asks again.
+        try (ChildJvm child = probe()) {
+            ready(child);
+            for (int round = 0; round < 10; round++) {
+                child.pause();
+                child.send("ping");
+                assertEquals(Optional.empty(), child.readLine(Duration.ofMillis(200)), "round " + round + ": a paused child does not answer");
+                child.resume();
+                assertEquals("pong", child.expectLine("round " + round + ": the ping sent while paused", Duration.ofSeconds(5)));
+            }
+        }
+    }
+
+    @Test
     @Tag("fault")
     void aPausedChildStopsAnsweringLosesItsSessionWhilePausedAndNoticesOnResume() throws Exception {
         CoordClient observer = zk.newClient();
