@@ -14,7 +14,9 @@ public interface CuratorLock extends InterProcessLock {
     /**
      * As {@code InterProcessMutex.getParticipantNodes()}: the full paths of every node in the
      * lock's directory, in Curator's order (the sequence after the lock name: the holder first),
-     * Coord's and Curator's alike. A snapshot; read from the server on every call.
+     * Coord's and Curator's alike. A half of a {@link CuratorReadWriteLock} lists only its half's
+     * nodes ({@code __READ__} or {@code __WRIT__} in the path), as Curator's halves do. A snapshot;
+     * read from the server on every call.
      */
     Collection<String> getParticipantNodes() throws Exception;
 

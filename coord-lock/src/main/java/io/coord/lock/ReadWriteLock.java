@@ -43,4 +43,13 @@ public interface ReadWriteLock {
      * @throws IllegalArgumentException   if {@code writeLease} is not a write lease of this lock
      */
     LockLease downgrade(LockLease writeLease) throws InterruptedException;
+
+    /**
+     * A view with the shape of Curator's {@code InterProcessReadWriteLock}, so code typed against
+     * it switches by changing the line that creates the lock. Its halves are the halves'
+     * {@linkplain DistributedLock#asInterProcessLock() Curator views} (the same per-thread holds);
+     * a read-to-write upgrade is refused with {@link IllegalStateException}, where Curator's waits
+     * forever. The same object every call.
+     */
+    CuratorReadWriteLock asInterProcessReadWriteLock();
 }

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.apache.curator.RetryPolicy;
 
@@ -30,14 +31,20 @@ final class ThreadView implements CuratorLock {
     private final AcrossSessions.Acquirer acquirer;
     private final RetryPolicy retry;
     private final ZkLockQueue queue;
+    private final Predicate<String> participant;
     private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
 
-    ThreadView(ZkLockQueue queue, String what, AcrossSessions.Acquirer acquirer) {
+    /**
+     * {@code participant} picks which full paths {@link #getParticipantNodes()} lists: all of them
+     * for a mutex (as InterProcessMutex), one half's for a read-write lock (as Curator's halves).
+     */
+    ThreadView(ZkLockQueue queue, String what, AcrossSessions.Acquirer acquirer, Predicate<String> participant) {
         this.queue = queue;
         this.path = queue.path();
         this.what = what;
         this.acquirer = acquirer;
         this.retry = queue.retry();
+        this.participant = participant;
     }
 
     @Override
@@ -99,7 +106,7 @@ final class ThreadView implements CuratorLock {
 
     @Override
     public java.util.Collection<String> getParticipantNodes() throws Exception {
-        return queue.participantNodes();
+        return queue.participantNodes().stream().filter(participant).toList();
     }
 
     @Override

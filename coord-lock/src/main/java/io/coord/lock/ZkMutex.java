@@ -17,7 +17,7 @@ final class ZkMutex implements DistributedLock {
 
     ZkMutex(ZkLockQueue queue) {
         this.queue = queue;
-        this.view = new ThreadView(queue, "lock", this::acquireNanos);
+        this.view = new ThreadView(queue, "lock", this::acquireNanos, node -> true);
     }
 
     @Override

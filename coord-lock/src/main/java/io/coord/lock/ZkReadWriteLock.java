@@ -21,11 +21,13 @@ final class ZkReadWriteLock implements ReadWriteLock {
     private final OpenHolds open = new OpenHolds();
     private final Side read;
     private final Side write;
+    private final CuratorReadWriteLock curatorView;
 
     ZkReadWriteLock(ZkLockQueue queue) {
         this.queue = queue;
         this.read = new Side(WaitRule.Type.READ);
         this.write = new Side(WaitRule.Type.WRITE);
+        this.curatorView = new CuratorHalves(read.view, write.view);
     }
 
     @Override
@@ -55,6 +57,19 @@ final class ZkReadWriteLock implements ReadWriteLock {
         return readLease;
     }
 
+    @Override
+    public CuratorReadWriteLock asInterProcessReadWriteLock() {
+        return curatorView;
+    }
+
+    /** The halves' own Curator views, so a hold taken through either reaches the same per-thread count. */
+    private record CuratorHalves(CuratorLock readLock, CuratorLock writeLock) implements CuratorReadWriteLock {
+        @Override
+        public String toString() {
+            return "InterProcessReadWriteLock[" + readLock + ", " + writeLock + "]";
+        }
+    }
+
     private LockLease anchoredRead(Holding writeHolding) throws InterruptedException {
         writeHolding.lease.checkValid();
         ZkLockQueue.Request request = ZkLockQueue.Request.anchoredRead(writeHolding.sequence(), FAMILY);
@@ -71,7 +86,9 @@ final class ZkReadWriteLock implements ReadWriteLock {
 
         Side(WaitRule.Type type) {
             this.type = type;
-            this.view = new ThreadView(queue, type.label() + " lock", this::acquireNanos);
+            // Curator's half lists the nodes whose full path contains its lock name (its
+            // InternalInterProcessMutex filters the mutex's list so), so the halves answer as Curator's on any path.
+            this.view = new ThreadView(queue, type.label() + " lock", this::acquireNanos, node -> node.contains(type.prefix));
         }
 
         @Override

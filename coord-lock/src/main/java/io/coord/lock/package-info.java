@@ -22,7 +22,11 @@
  *       ({@link io.coord.lock.DistributedLock#asInterProcessLock()}, a
  *       {@link io.coord.lock.CuratorLock}) is thread-owned and reentrant per thread, like
  *       InterProcessMutex, and answers its {@code getParticipantNodes()} and
- *       {@code isOwnedByCurrentThread()}.
+ *       {@code isOwnedByCurrentThread()}. The read-write lock's
+ *       ({@link io.coord.lock.ReadWriteLock#asInterProcessReadWriteLock()}, a
+ *       {@link io.coord.lock.CuratorReadWriteLock}) has two such halves, as
+ *       InterProcessReadWriteLock has, each listing its own half's nodes; it refuses a
+ *       read-to-write upgrade with {@link IllegalStateException} where Curator's waits forever.
  * </ul>
  *
  * <h2>Nodes</h2>
@@ -57,7 +61,8 @@
  * acquire fails with {@link io.coord.ForeignNodesException} naming the path and the nodes (our
  * node removed), and {@link io.coord.lock.Locks#inspect} lists them in
  * {@link io.coord.lock.LockInfo#foreign()}. The Curator-shaped views:
- * {@link io.coord.lock.DistributedLock#asInterProcessLock()} and
+ * {@link io.coord.lock.DistributedLock#asInterProcessLock()},
+ * {@link io.coord.lock.ReadWriteLock#asInterProcessReadWriteLock()} and
  * {@link io.coord.lock.Semaphore#asCuratorSemaphore()}.
  *
  * <h2>Failure semantics</h2>

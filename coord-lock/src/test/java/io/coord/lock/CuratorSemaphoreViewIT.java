@@ -131,13 +131,7 @@ class CuratorSemaphoreViewIT {
                 throw new CompletionException(e);
             }
         }, other);
-        LockTesting.await("the view's waiter is being admitted", Duration.ofSeconds(10),
-                () -> LockTesting.inspect(holder, SEM).waiters().size() == 1);
-        long expired = LockTesting.expire(waiter, SERVER);
-        LockTesting.await("the waiter queued again on its new session", Duration.ofSeconds(20), () -> {
-            List<LockInfo.Entry> waiters = LockTesting.inspect(holder, SEM).waiters();
-            return waiters.size() == 1 && waiters.get(0).sessionId() != expired;
-        });
+        long expired = LockTesting.expireTheWaiterAndAwaitItQueuedAgain(holder, SEM, waiter, SERVER);
         assertFalse(waited.isDone(), "still waiting: the holder holds");
         held.close();
         long session = waited.get(Awaits.scaled(Duration.ofSeconds(20)).toMillis(), TimeUnit.MILLISECONDS);

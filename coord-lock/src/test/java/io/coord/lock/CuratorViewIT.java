@@ -285,13 +285,7 @@ class CuratorViewIT {
                 throw new java.util.concurrent.CompletionException(e);
             }
         }, other);
-        LockTesting.await("the view's waiter queued", java.time.Duration.ofSeconds(10),
-                () -> LockTesting.inspect(holder, LOCK).waiters().size() == 1);
-        long expired = LockTesting.expire(waiter, SERVER);
-        LockTesting.await("the waiter queued again on its new session", java.time.Duration.ofSeconds(20), () -> {
-            java.util.List<LockInfo.Entry> waiters = LockTesting.inspect(holder, LOCK).waiters();
-            return waiters.size() == 1 && waiters.get(0).sessionId() != expired;
-        });
+        long expired = LockTesting.expireTheWaiterAndAwaitItQueuedAgain(holder, LOCK, waiter, SERVER);
         assertFalse(waited.isDone(), "still waiting: the holder holds");
         held.close();
         long session = waited.get(io.coord.test.Awaits.scaled(java.time.Duration.ofSeconds(20)).toMillis(), TimeUnit.MILLISECONDS);

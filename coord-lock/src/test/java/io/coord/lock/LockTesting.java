@@ -48,6 +48,21 @@ final class LockTesting {
     }
 
     /**
+     * The Curator views' waiter case: waits until {@code observer} sees one waiter on {@code path},
+     * expires {@code waiter}'s session, and waits until that one waiter is on another session (the
+     * view queued again). Returns the expired session's id.
+     */
+    static long expireTheWaiterAndAwaitItQueuedAgain(CoordClient observer, CoordPath path, CoordClient waiter, ZooKeeperExtension zk) {
+        await("the view's waiter queued", Duration.ofSeconds(10), () -> inspect(observer, path).waiters().size() == 1);
+        long expired = expire(waiter, zk);
+        await("the waiter queued again on its new session", Duration.ofSeconds(20), () -> {
+            java.util.List<LockInfo.Entry> waiters = inspect(observer, path).waiters();
+            return waiters.size() == 1 && waiters.get(0).sessionId() != expired;
+        });
+        return expired;
+    }
+
+    /**
      * Waits until the server shows {@code lease}'s own-node watch (sent in the background once the
      * lease has lived a short grace), so that a fault injected next finds the lease fully armed.
      */

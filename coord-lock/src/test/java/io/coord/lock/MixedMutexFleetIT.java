@@ -74,13 +74,17 @@ class MixedMutexFleetIT {
 
     /** Coord's Curator-shaped view (a mutex or a write lock) as a contender. */
     static void coordView(MixedFleet fleet, String name, DistributedLock lock) {
-        InterProcessLock view = lock.asInterProcessLock();
+        coordView(fleet, name, lock.asInterProcessLock());
+    }
+
+    /** A Curator-shaped Coord view (a mutex's, or a read-write view's write half) as a contender; its token is recorded too. */
+    static void coordView(MixedFleet fleet, String name, CuratorLock view) {
         fleet.add(name, s -> {
             if (!view.acquire(MixedFleet.ACQUIRE.toMillis(), TimeUnit.MILLISECONDS)) {
                 return false;
             }
             try {
-                LockLease lease = lock.heldByCurrentThread().orElseThrow();
+                LockLease lease = view.heldByCurrentThread().orElseThrow();
                 s.visit(name, true, lease.session().id(), lease.token().value());
             } finally {
                 view.release();

@@ -56,7 +56,7 @@ class MixedReadWriteFleetIT {
     }
 
     /** A shared contender typed against Curator's InterProcessLock (Curator's read lock, or Coord's read view). */
-    private static void sharedView(MixedFleet fleet, String name, InterProcessLock lock) {
+    static void sharedView(MixedFleet fleet, String name, InterProcessLock lock) {
         fleet.add(name, s -> {
             if (!lock.acquire(MixedFleet.ACQUIRE.toMillis(), TimeUnit.MILLISECONDS)) {
                 return false;
@@ -228,7 +228,8 @@ class MixedReadWriteFleetIT {
         }
     }
 
-    private static boolean acquireAndRelease(InterProcessLock lock) throws Exception {
+    /** Takes {@code lock} (bounded), releases it on the same thread; false if it was not granted in time. */
+    static boolean acquireAndRelease(InterProcessLock lock) throws Exception {
         boolean got = lock.acquire(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         if (got) {
             lock.release();

@@ -49,7 +49,7 @@ class ReadmeSnippetsIT {
     }
 
     @Test
-    void theCuratorSnippetAndTheListenerSnippetWork() throws Exception {
+    void theCuratorSnippetsAndTheListenerSnippetWork() throws Exception {
         CoordClient client = SERVER.newClient();
         CoordPath path = Locks.path("orders", "42");
         InterProcessLock mutex = Locks.mutex(client, path).asInterProcessLock();
@@ -59,6 +59,19 @@ class ReadmeSnippetsIT {
         } finally {
             mutex.release();
         }
+
+        FenceGuard fence = new InMemoryFenceGuard();
+        CuratorReadWriteLock rw = Locks.readWrite(client, Locks.path("catalog", "prices")).asInterProcessReadWriteLock();
+        if (rw.writeLock().acquire(5, TimeUnit.SECONDS)) {
+            try {
+                fence.enforce("prices", rw.writeLock().heldByCurrentThread().orElseThrow().token());
+                assertTrue(rw.writeLock().isOwnedByCurrentThread());
+            } finally {
+                rw.writeLock().release();
+            }
+        }
+        assertTrue(fence.highest("prices") > 0, "the snippet wrote fenced");
+        assertTrue(rw.writeLock().heldByCurrentThread().isEmpty());
 
         List<String> worker = new CopyOnWriteArrayList<>();
         ExecutorService executor = Executors.newSingleThreadExecutor();
