@@ -73,6 +73,11 @@
  *       instance node Coord cannot decode (not JSON, no id, not a valid endpoint) is never
  *       resolved and never dropped in silence: it is logged at WARN once by node name and
  *       listed by {@link io.coord.naming.Discovery#undecodable} ({@code coord services ls}).</li>
+ *   <li><b>Unique names</b>: only the owner node decides who holds a name. Any other child of
+ *       {@code /names/{name}} than the owner and claims' {@code _c_{uuid}-lease} nodes is logged at
+ *       WARN once by a claim, which goes on beside it; an owner node Coord cannot decode fails
+ *       {@code claim}, {@code claimPersistent} and {@code owner} with a
+ *       {@link io.coord.CodecException} naming it, and is left as it is (nothing is claimed).</li>
  * </ul>
  *
  * <h2>Failure semantics</h2>

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.test.Awaits;
 import io.coord.test.ZooKeeperExtension;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,10 +106,7 @@ class CuratorDiscoveryBesideIT {
         ServiceDiscovery<Object> curatorSide = curatorDiscovery(writer);
         curatorSide.registerService(ServiceInstance.builder().name(CURATOR_NAME).id("curator-ok").address("10.2.0.2").port(9091).build());
 
-        PrintStream err = System.err;
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
-        try {
+        try (LogCapture log = new LogCapture()) {
             Discovery coordSide = Discovery.open(zk.newClient());
             opened.add(coordSide);
             Resolver resolver = coordSide.resolver(SERVICE, Strategy.ROUND_ROBIN);
@@ -130,19 +125,13 @@ class CuratorDiscoveryBesideIT {
             assertEquals(List.of("coord-ok", "curator-ok"), coordSide.instances(SERVICE).stream().map(Endpoint::id).toList(),
                     "inspection lists the decodable ones and does not fail on the others");
             Awaits.until("each undecodable node is logged at WARN", WAIT,
-                    () -> warnings(log, "garbled-x1") == 1 && warnings(log, "portless-x1") == 1);
+                    () -> log.warnings(dir + "/garbled-x1") == 1 && log.warnings(dir + "/portless-x1") == 1);
             coordSide.undecodable(SERVICE);
             coordSide.instances(SERVICE);
             writer.setData().forPath(dir + "/garbled-x1", "still not json".getBytes(StandardCharsets.UTF_8)); // the cache reloads it
             Awaits.until("the resolver saw the change", WAIT, () -> ids(resolver).equals(Set.of("curator-ok", "coord-ok")));
-        } finally {
-            System.setErr(err);
+            assertEquals(1, log.warnings(dir + "/garbled-x1"), "logged once, not per read or per cache change:\n" + log.text());
+            assertEquals(1, log.warnings(dir + "/portless-x1"), "logged once:\n" + log.text());
         }
-        assertEquals(1, warnings(log, "garbled-x1"), "logged once, not per read or per cache change:\n" + log);
-        assertEquals(1, warnings(log, "portless-x1"), "logged once:\n" + log);
-    }
-
-    private static long warnings(ByteArrayOutputStream log, String node) {
-        return log.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains("WARN") && l.contains("/" + node)).count();
     }
 }
