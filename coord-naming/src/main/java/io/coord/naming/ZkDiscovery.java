@@ -280,7 +280,7 @@ final class ZkDiscovery implements Discovery {
     }
 
     /** Logs each of {@code undecodable} (node name to why) under {@code path} at WARN, once per node in this JVM. */
-    void warnOnce(CoordPath path, Map<String, String> undecodable) {
+    private static void warnOnce(CoordPath path, Map<String, String> undecodable) {
         undecodable.forEach((id, why) -> UNDECODABLE.check(path, List.of(id), any -> false,
                 "curator-x-discovery instance JSON of a valid endpoint; this one: " + why));
     }

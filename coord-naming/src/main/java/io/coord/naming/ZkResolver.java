@@ -101,13 +101,15 @@ final class ZkResolver implements Resolver {
                 bad++;
             }
         }
+        boolean more;
         synchronized (this) {
-            if (bad > undecodable) {
-                // Curator's cache keeps instances by node but hands out only their data: read the
-                // nodes (off the event thread) to log each undecodable one by name, once.
-                discovery.zk().offEventThread(() -> discovery.reportUndecodable(service));
-            }
+            more = bad > undecodable;
             undecodable = bad;
+        }
+        if (more) {
+            // Curator's cache keeps instances by node but hands out only their data: read the
+            // nodes (off the event thread, outside the lock) to log each undecodable one by name, once.
+            discovery.zk().offEventThread(() -> discovery.reportUndecodable(service));
         }
         all.sort(Comparator.comparing(Endpoint::id));
         List<Endpoint> inService = all.stream().filter(Endpoint::inService).toList();
