@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.coord.CoordClient;
 import io.coord.InvalidNameException;
+import io.coord.naming.IdStatus;
 import io.coord.naming.SequenceIds;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -18,7 +19,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code coord ids}: Coord's sequential IDs from the command line. */
 @Command(name = "ids", mixinStandardHelpOptions = true, description = "Sequential IDs (coord-naming SequenceIds).",
-        subcommands = IdsCommand.Next.class)
+        subcommands = {IdsCommand.Next.class, IdsCommand.Show.class})
 final class IdsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -27,6 +28,15 @@ final class IdsCommand implements Callable<Integer> {
     public Integer call() {
         spec.commandLine().usage(spec.commandLine().getErr());
         return CoordCommand.USAGE;
+    }
+
+    /** A usage error naming {@code name} unless it is one path segment. */
+    static void checkName(CommandSpec spec, String name) {
+        try {
+            io.coord.CoordPath.validateName(name);
+        } catch (InvalidNameException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     /** {@code coord ids next <name> [--count N] [--json]}. */
@@ -57,11 +67,7 @@ final class IdsCommand implements Callable<Integer> {
             if (count < 1 || count > MAX_COUNT) {
                 throw new ParameterException(spec.commandLine(), "--count must be within 1.." + MAX_COUNT + ", got " + count);
             }
-            try {
-                io.coord.CoordPath.validateName(name);
-            } catch (InvalidNameException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
-            }
+            checkName(spec, name);
             PrintWriter out = spec.commandLine().getOut();
             try (CoordClient client = connection.connect(spec)) {
                 SequenceIds ids = SequenceIds.open(client, name);
@@ -81,6 +87,52 @@ final class IdsCommand implements Callable<Integer> {
                     for (long id : taken) {
                         out.println(id);
                     }
+                }
+            }
+            out.flush();
+            return CoordCommand.OK;
+        }
+    }
+
+    /** {@code coord ids show <name> [--json]}: the nodes of an ID name that are not Coord's. */
+    @Command(name = "show", mixinStandardHelpOptions = true,
+            description = {"Lists the nodes of an ID name (/ids/NAME) that are not Coord's: a Curator counter's bytes "
+                + "(DistributedAtomicLong, SharedCount), which SequenceIds and BlockIds refuse to write beside, and "
+                + "children neither uses (logged once at WARN). Reads only."})
+    static final class Show implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        ConnectOptions connection;
+
+        @Parameters(index = "0", paramLabel = "NAME", description = "the ID name (one path segment)")
+        String name;
+
+        @Option(names = "--json", description = "print one JSON object")
+        boolean json;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            checkName(spec, name);
+            PrintWriter out = spec.commandLine().getOut();
+            IdStatus status;
+            try (CoordClient client = connection.connect(spec)) {
+                status = IdStatus.read(client, name);
+            }
+            if (json) {
+                ObjectNode root = new ObjectMapper().createObjectNode();
+                root.put("name", status.name());
+                ArrayNode foreign = root.putArray("foreign");
+                status.foreign().forEach(foreign::add);
+                out.println(root);
+            } else {
+                out.println("ids         " + status.name());
+                if (status.foreign().isEmpty()) {
+                    out.println("foreign     none");
+                } else {
+                    out.println("foreign     " + status.foreign().size() + " node(s) that are not Coord's:");
+                    status.foreign().forEach(f -> out.println("  " + f));
                 }
             }
             out.flush();

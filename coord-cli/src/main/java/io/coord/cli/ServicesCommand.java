@@ -9,6 +9,7 @@ import io.coord.naming.Discovery;
 import io.coord.naming.Endpoint;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -33,7 +34,8 @@ final class ServicesCommand implements Callable<Integer> {
 
     /** {@code coord services ls [NAME] [--json]}. */
     @Command(name = "ls", mixinStandardHelpOptions = true,
-            description = {"Lists the services at or below NAME (all without it) and their instances, in and out of service.",
+            description = {"Lists the services at or below NAME (all without it) and their instances, in and out of service,"
+                + " and the instance nodes Coord cannot decode (never resolved), by name with why.",
                 "NAME is DNS-style, most specific label first: orders.payments.prod, or a domain such as payments.prod."})
     static final class Ls implements Callable<Integer> {
         @Spec
@@ -62,11 +64,14 @@ final class ServicesCommand implements Callable<Integer> {
                 ArrayNode list = root.putArray("services");
                 for (String service : services) {
                     List<Endpoint> instances = discovery.instances(service);
+                    Map<String, String> undecodable = discovery.undecodable(service);
                     if (json) {
                         ObjectNode s = list.addObject();
                         s.put("name", service);
                         ArrayNode is = s.putArray("instances");
                         instances.forEach(e -> is.add(toJson(e)));
+                        ObjectNode bad = s.putObject("undecodable");
+                        undecodable.forEach(bad::put);
                     } else {
                         long up = instances.stream().filter(Endpoint::inService).count();
                         out.println(service + "  " + instances.size() + (instances.size() == 1 ? " instance" : " instances")
@@ -77,6 +82,8 @@ final class ServicesCommand implements Callable<Integer> {
                                     + (e.zone() == null ? "" : "  zone " + e.zone()) + "  weight " + e.weight()
                                     + (e.inService() ? "" : "  OUT OF SERVICE"));
                         }
+                        // Never resolved, so never counted above; named here so that nobody wonders where they went.
+                        undecodable.forEach((id, why) -> out.println("  " + id + "  UNDECODABLE (not resolved): " + why));
                     }
                 }
                 if (json) {

@@ -64,6 +64,49 @@ class NamingCommandsTest {
     }
 
     @Test
+    void idsShowNamesACuratorCounterAndAForeignChildAndNothingForCoordsOwn() throws Exception {
+        Cli.Result clean = Cli.run("ids", "next", "shown", "--connect", server.connectString());
+        assertEquals(0, clean.exitCode(), clean.err());
+        Cli.Result none = Cli.run("ids", "show", "shown", "--connect", server.connectString());
+        assertEquals(0, none.exitCode(), none.err());
+        assertEquals(List.of("ids         shown", "foreign     none"), none.out().lines().toList());
+
+        try (CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString())
+                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10)).build())) {
+            client.curator().create().forPath("/ids/shown/blocks", new byte[] {0, 0, 0, 0, 0, 0, 0, 9}); // a DistributedAtomicLong's 9
+            client.curator().create().forPath("/ids/shown/notes", new byte[0]);
+        }
+        Cli.Result r = Cli.run("ids", "show", "shown", "--connect", server.connectString());
+        assertEquals(0, r.exitCode(), r.err());
+        assertEquals(List.of("ids         shown", "foreign     2 node(s) that are not Coord's:",
+                "  /ids/shown/blocks: 8 bytes 00 00 00 00 00 00 00 09, as Curator's DistributedAtomicLong stores its value (it reads 9)",
+                "  /ids/shown/notes: a node SequenceIds and BlockIds do not use"), r.out().lines().toList());
+        JsonNode json = new ObjectMapper().readTree(Cli.run("ids", "show", "shown", "--json", "--connect", server.connectString()).out());
+        assertEquals(2, json.get("foreign").size());
+    }
+
+    @Test
+    void servicesLsNamesAnInstanceNodeCoordCannotDecode() throws Exception {
+        try (CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString())
+                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10)).build());
+             Discovery discovery = Discovery.open(client)) {
+            discovery.register(Endpoint.builder("api.undecodable", "a-1").address("10.0.0.9").port(80).build());
+            client.curator().create().forPath("/services/undecodable/api/_instances/junk-1", "junk".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+            Cli.Result r = Cli.run("services", "ls", "undecodable", "--connect", server.connectString());
+            assertEquals(0, r.exitCode(), r.err());
+            List<String> lines = r.out().lines().toList();
+            assertEquals("api.undecodable  1 instance, 1 in service", lines.get(0));
+            assertTrue(lines.get(2).startsWith("  junk-1  UNDECODABLE (not resolved): not curator-x-discovery instance JSON"), r.out());
+            JsonNode json = new ObjectMapper().readTree(Cli.run("services", "ls", "undecodable", "--json", "--connect",
+                    server.connectString()).out());
+            assertTrue(json.get("services").get(0).get("undecodable").has("junk-1"), json.toString());
+            discovery.close();
+            client.curator().delete().deletingChildrenIfNeeded().forPath("/services/undecodable"); // the other tests list every service
+        }
+    }
+
+    @Test
     void servicesLsShowsServicesAndTheirInstances() throws Exception {
         try (CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString())
                 .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10)).build());

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>the node holds the next free ID and the tag of the write that set it;</li>
  *   <li>an invalid counter (written outside Coord, or by a compare-and-set that landed on a newer
- *       incarnation) is never used: it is rolled over;</li>
+ *       incarnation) is never used: it is rolled over; but a Curator counter's bytes (4 or 8) are
+ *       refused by name ({@link IdNodes}), never rolled over;</li>
  *   <li>after a lost reply the node is re-read: if it holds our tag and value, the block is ours;
  *       otherwise it may be a gap, never a duplicate.</li>
  * </ul>
@@ -45,6 +46,8 @@ final class BlockReserver {
     private final AtomicLong tags = new AtomicLong();
     /** Our own last successful write: lets the next reservation skip the read when nobody else wrote. */
     private volatile Known known;
+    /** Whether the counter's nodes were seen to be Coord's ({@link IdNodes}): once, before the first write. */
+    private boolean checked;
 
     BlockReserver(Zk zk, String name, CoordPath node, IdOptions options, LongSupplier nanoTime, int rolloverAt) {
         this.zk = zk;
@@ -65,6 +68,10 @@ final class BlockReserver {
         int conflicts = 0;
         while (true) {
             try {
+                if (!checked) {
+                    IdNodes.check(zk, name, node);
+                    checked = true;
+                }
                 if (k == null) {
                     k = read();
                     if (k == null) {
@@ -131,17 +138,24 @@ final class BlockReserver {
 
     private Known read() throws InterruptedException {
         CuratorFramework curator = zk.curator();
-        return zk.call(node, () -> {
-            Stat stat = new Stat();
-            byte[] data;
+        Stat stat = new Stat();
+        byte[] data = zk.call(node, () -> {
             try {
-                data = curator.getData().storingStatIn(stat).forPath(node.value());
+                return curator.getData().storingStatIn(stat).forPath(node.value());
             } catch (KeeperException.NoNodeException e) {
                 return null;
             }
-            IdRule.Counter counter = IdRule.decodeCounter(data);
-            return new Known(stat.getCzxid(), stat.getVersion(), counter.next(), counter.tag());
         });
+        if (data == null) {
+            return null;
+        }
+        String problem = IdNodes.counterProblem(data, false);
+        if (problem != null) {
+            // A Curator counter wrote here since our check: refuse by name, never roll its value away.
+            throw IdNodes.refusal(name, node, problem);
+        }
+        IdRule.Counter counter = IdRule.decodeCounter(data);
+        return new Known(stat.getCzxid(), stat.getVersion(), counter.next(), counter.tag());
     }
 
     /** The write's stat, or null if the version moved or the node is gone. */

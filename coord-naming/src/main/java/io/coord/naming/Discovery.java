@@ -4,6 +4,7 @@ import io.coord.CoordClient;
 import io.coord.internal.Zk;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -80,8 +81,18 @@ public interface Discovery extends AutoCloseable {
      */
     List<String> services(String domain) throws InterruptedException;
 
-    /** Every registered instance of {@code service}, in and out of service, read now from ZooKeeper. */
+    /**
+     * Every registered instance of {@code service}, in and out of service, read now from ZooKeeper.
+     * An instance whose data Coord cannot decode is not among them: {@link #undecodable} names it.
+     */
     List<Endpoint> instances(String service) throws InterruptedException;
+
+    /**
+     * The instance nodes of {@code service} whose data Coord cannot decode (not JSON, no id, or not
+     * a valid endpoint: no address, a port outside 1–65535 ...), by node name with why, read now
+     * from ZooKeeper; sorted, empty if none. Resolvers skip them; each is also logged at WARN once.
+     */
+    SortedMap<String, String> undecodable(String service) throws InterruptedException;
 
     @Override
     void close();

@@ -18,11 +18,25 @@ import org.apache.curator.x.discovery.details.InstanceSerializer;
  * stored in the node ({@code @class}), so whoever can write a node chooses which class this JVM
  * instantiates. Here the payload is read as a JSON tree with Coord's strict limits, and a
  * {@code @class} written by a plain Curator client is ignored.
+ *
+ * <p>An instance is the service its node is under: the JSON's {@code name} is not checked against
+ * it, so a Curator client that registers under Coord's path with another name (a {@code basePath}
+ * of {@code /services/prod/payments/orders} and the name {@code _instances}) is read as an instance
+ * of {@code orders.payments.prod}. Data Coord cannot decode is never dropped in silence:
+ * {@link #deserialize} (called inside Curator's cache, where an exception would lose the instance
+ * without a word) returns a placeholder that carries the reason, and the resolver and inspection
+ * report it by node name ({@link ZkDiscovery#undecodable}).
  */
 final class InstanceCodec implements InstanceSerializer<InstanceCodec.Meta> {
-    /** What Coord keeps in the Curator payload. */
-    record Meta(String zone, int weight, JsonNode data) {
+    /** What Coord keeps in the Curator payload; {@code problem} is why the data could not be decoded, else null. */
+    record Meta(String zone, int weight, JsonNode data, String problem) {
+        Meta(String zone, int weight, JsonNode data) {
+            this(zone, weight, data, null);
+        }
     }
+
+    /** The id of a placeholder for data without a readable id; never a valid instance id (it has a '/'). */
+    static final String UNREADABLE_ID = "?/unreadable";
 
     static ServiceInstance<Meta> toInstance(Endpoint e, long registeredAt) {
         return new ServiceInstance<>(e.service(), e.id(), e.address(), e.port(),
@@ -30,10 +44,16 @@ final class InstanceCodec implements InstanceSerializer<InstanceCodec.Meta> {
                 new Meta(e.zone(), e.weight(), e.payloadView()), registeredAt, ServiceType.DYNAMIC, null, e.inService());
     }
 
-    /** The endpoint of an instance read from ZooKeeper; {@link InvalidInstanceException} if it is not a valid one. */
-    static Endpoint toEndpoint(ServiceInstance<Meta> i) {
+    /**
+     * The endpoint of an instance of {@code service} read from ZooKeeper; {@link InvalidInstanceException}
+     * (saying why) if it is not a valid one or its data could not be decoded.
+     */
+    static Endpoint toEndpoint(String service, ServiceInstance<Meta> i) {
         Meta meta = i.getPayload() == null ? new Meta(null, 1, null) : i.getPayload();
-        return new Endpoint(i.getName(), i.getId(), i.getAddress(), i.getPort() == null ? 0 : i.getPort(),
+        if (meta.problem() != null) {
+            throw new InvalidInstanceException(meta.problem());
+        }
+        return new Endpoint(service, i.getId(), i.getAddress(), i.getPort() == null ? 0 : i.getPort(),
                 i.getSslPort() == null ? OptionalInt.empty() : OptionalInt.of(i.getSslPort()),
                 meta.zone(), meta.weight(), meta.data(), i.isEnabled());
     }
@@ -58,26 +78,48 @@ final class InstanceCodec implements InstanceSerializer<InstanceCodec.Meta> {
         return Codec.mapper().writeValueAsBytes(root);
     }
 
+    /**
+     * Never throws: data that is not instance JSON Coord can read becomes a placeholder whose payload
+     * says why ({@link Meta#problem()}), which {@link #toEndpoint} refuses (as it refuses JSON that is
+     * not a valid endpoint).
+     */
     @Override
-    public ServiceInstance<Meta> deserialize(byte[] bytes) throws Exception {
+    public ServiceInstance<Meta> deserialize(byte[] bytes) {
+        try {
+            return read(bytes);
+        } catch (Exception e) {
+            String why = e instanceof InvalidInstanceException ? e.getMessage()
+                    : "not curator-x-discovery instance JSON (" + e.getClass().getSimpleName() + ": "
+                    + String.valueOf(e.getMessage()).lines().findFirst().orElse("") + ")";
+            return new ServiceInstance<>("?", UNREADABLE_ID, null, null, null, new Meta(null, 1, null, why), 0,
+                    ServiceType.DYNAMIC, null, false);
+        }
+    }
+
+    /** The endpoint in {@code bytes}, an instance of {@code service}; {@link InvalidInstanceException} saying why not. */
+    Endpoint decode(String service, byte[] bytes) {
+        return toEndpoint(service, deserialize(bytes));
+    }
+
+    private ServiceInstance<Meta> read(byte[] bytes) throws Exception {
         JsonNode root = Codec.mapper().readTree(bytes);
         if (root == null || !root.isObject()) {
             throw new InvalidInstanceException("instance data is not a JSON object");
         }
-        if (text(root.path("name")) == null || text(root.path("id")) == null) {
-            throw new InvalidInstanceException("instance data has no \"name\" or no \"id\"");
+        if (text(root.path("id")) == null) {
+            throw new InvalidInstanceException("instance data has no \"id\"");
         }
         JsonNode payload = root.path("payload");
         Meta meta = new Meta(text(payload.path("zone")), payload.path("weight").asInt(1),
                 payload.path("data").isObject() ? payload.path("data") : null);
         ServiceType type = root.path("serviceType").isTextual() ? ServiceType.valueOf(root.path("serviceType").asText())
                 : ServiceType.DYNAMIC;
-        ServiceInstance<Meta> instance = new ServiceInstance<>(text(root.path("name")), text(root.path("id")),
+        String name = text(root.path("name"));
+        ServiceInstance<Meta> instance = new ServiceInstance<>(name == null ? "?" : name, text(root.path("id")),
                 text(root.path("address")), root.path("port").isInt() ? root.path("port").asInt() : null,
                 root.path("sslPort").isInt() ? root.path("sslPort").asInt() : null, meta,
                 root.path("registrationTimeUTC").asLong(0), type, null, root.path("enabled").asBoolean(true));
-        toEndpoint(instance); // refuse what is not a valid endpoint, here rather than at every resolve
-        return instance;
+        return instance; // checked as an endpoint by toEndpoint, where its service (the node's path) is known
     }
 
     private static String text(JsonNode node) {

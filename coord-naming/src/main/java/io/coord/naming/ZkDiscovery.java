@@ -3,12 +3,17 @@ package io.coord.naming;
 import io.coord.ConfigurationException;
 import io.coord.CoordPath;
 import io.coord.InvalidNameException;
+import io.coord.internal.ForeignNodeWarnings;
 import io.coord.internal.Zk;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -38,6 +43,8 @@ import org.slf4j.LoggerFactory;
 final class ZkDiscovery implements Discovery {
     private static final Logger LOG = LoggerFactory.getLogger(ZkDiscovery.class);
     private static final AtomicInteger IDS = new AtomicInteger();
+    /** One WARN per undecodable instance node in this JVM, whichever Discovery or resolver finds it. */
+    private static final ForeignNodeWarnings UNDECODABLE = new ForeignNodeWarnings(LOG, "coord-naming discovery");
 
     private final Zk zk;
     private final DiscoveryOptions options;
@@ -220,14 +227,76 @@ final class ZkDiscovery implements Discovery {
 
     @Override
     public List<Endpoint> instances(String service) throws InterruptedException {
+        return read(service).endpoints();
+    }
+
+    @Override
+    public SortedMap<String, String> undecodable(String service) throws InterruptedException {
+        return read(service).undecodable();
+    }
+
+    /** The instance nodes of one service as read now: those Coord decodes, and the others by node name with why. */
+    private record Read(List<Endpoint> endpoints, SortedMap<String, String> undecodable) {
+    }
+
+    /**
+     * Reads every instance node of {@code service} (one round trip per node) and decodes it; a node
+     * Coord cannot decode is logged at WARN once and returned by name, never dropped in silence.
+     */
+    private Read read(String service) throws InterruptedException {
         checkName(service);
         CoordPath path = ServiceNames.instancesPath(options.root(), service);
-        List<Endpoint> out = new ArrayList<>();
-        for (ServiceInstance<InstanceCodec.Meta> i : zk.call(path, () -> curatorDiscovery.queryForInstances(service))) {
-            out.add(InstanceCodec.toEndpoint(i));
+        CuratorFramework curator = zk.curator();
+        List<String> ids = zk.call(path, () -> {
+            try {
+                return curator.getChildren().forPath(path.value());
+            } catch (KeeperException.NoNodeException e) {
+                return List.<String>of();
+            }
+        });
+        List<Endpoint> endpoints = new ArrayList<>();
+        SortedMap<String, String> undecodable = new TreeMap<>();
+        for (String id : ids) {
+            String node = path.value() + "/" + id; // not path.child(id): a foreign id need not be a valid Coord name
+            byte[] data = zk.call(path, () -> {
+                try {
+                    return curator.getData().forPath(node);
+                } catch (KeeperException.NoNodeException gone) {
+                    return null;
+                }
+            });
+            if (data == null) {
+                continue; // its session ended between the two reads
+            }
+            try {
+                endpoints.add(codec.decode(service, data));
+            } catch (InvalidInstanceException e) {
+                undecodable.put(id, e.getMessage());
+            }
         }
-        out.sort((a, b) -> a.id().compareTo(b.id()));
-        return List.copyOf(out);
+        warnOnce(path, undecodable);
+        endpoints.sort((a, b) -> a.id().compareTo(b.id()));
+        return new Read(List.copyOf(endpoints), Collections.unmodifiableSortedMap(undecodable));
+    }
+
+    /** Logs each of {@code undecodable} (node name to why) under {@code path} at WARN, once per node in this JVM. */
+    private static void warnOnce(CoordPath path, Map<String, String> undecodable) {
+        undecodable.forEach((id, why) -> UNDECODABLE.check(path, List.of(id), any -> false,
+                "curator-x-discovery instance JSON of a valid endpoint; this one: " + why));
+    }
+
+    /**
+     * Called off the event thread by a resolver whose cache holds instances it cannot decode
+     * (Curator's cache does not say which nodes): reads them by name, which warns once per node.
+     */
+    void reportUndecodable(String service) {
+        try {
+            read(service);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.debug("could not read the instances of {} to name the undecodable ones", service, e);
+        }
     }
 
     @Override

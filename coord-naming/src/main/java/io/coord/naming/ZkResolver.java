@@ -20,7 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link Resolver} over curator-x-discovery's {@code ServiceCache}. On every cache change the
+ * A {@link Resolver} over curator-x-discovery's {@code ServiceCache}. An instance it cannot decode
+ * is not resolved; it is logged at WARN once by node name ({@link ZkDiscovery#reportUndecodable})
+ * and listed by {@link Discovery#undecodable}. On every cache change the
  * instances are converted once into a {@link View} (sorted, in-service subset, pick candidates);
  * {@link #resolve()} reads the current view and asks {@link PickRule}, so a call costs no I/O and,
  * while nobody is reported failing, no allocation beyond the {@code Optional}.
@@ -43,6 +45,8 @@ final class ZkResolver implements Resolver {
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile View view = View.EMPTY;
+    /** How many instances of the last view could not be decoded: more than before makes the discovery name them. */
+    private int undecodable;
 
     private final ServiceCacheListener listener = new ServiceCacheListener() {
         @Override
@@ -89,12 +93,23 @@ final class ZkResolver implements Resolver {
             return;
         }
         List<Endpoint> all = new ArrayList<>();
+        int bad = 0;
         for (ServiceInstance<InstanceCodec.Meta> instance : cache.getInstances()) {
             try {
-                all.add(InstanceCodec.toEndpoint(instance));
+                all.add(InstanceCodec.toEndpoint(service, instance));
             } catch (CoordException e) {
-                LOG.warn("skipping instance {} of {}: {}", instance.getId(), service, e.getMessage());
+                bad++;
             }
+        }
+        boolean more;
+        synchronized (this) {
+            more = bad > undecodable;
+            undecodable = bad;
+        }
+        if (more) {
+            // Curator's cache keeps instances by node but hands out only their data: read the
+            // nodes (off the event thread, outside the lock) to log each undecodable one by name, once.
+            discovery.zk().offEventThread(() -> discovery.reportUndecodable(service));
         }
         all.sort(Comparator.comparing(Endpoint::id));
         List<Endpoint> inService = all.stream().filter(Endpoint::inService).toList();

@@ -14,11 +14,12 @@ import org.slf4j.LoggerFactory;
 /**
  * {@link SequenceIds} on one counter node: an unconditional {@code setData} makes ZooKeeper
  * increment the node's version atomically, and the reply's {@code czxid + version} is the ID
- * ({@link IdRule}). No read, no compare-and-set, so no conflicts between clients.
+ * ({@link IdRule}). No read, no compare-and-set, so no conflicts between clients. Before its first
+ * write a generator reads the counter's nodes once and refuses a Curator counter's bytes there
+ * ({@link IdNodes}); every write stores {@link IdNodes#SEQUENCE_MARK}, which Curator refuses in turn.
  */
 final class ZkSequenceIds implements SequenceIds {
     private static final Logger LOG = LoggerFactory.getLogger(ZkSequenceIds.class);
-    private static final byte[] EMPTY = new byte[0];
 
     private final Zk zk;
     private final String name;
@@ -26,6 +27,8 @@ final class ZkSequenceIds implements SequenceIds {
     private final IdOptions options;
     private final LongSupplier nanoTime;
     private final int rolloverAt;
+    /** Whether this generator has seen that the counter's nodes are Coord's ({@link IdNodes}): once, before its first write. */
+    private volatile boolean checked;
 
     /** {@code rolloverAt} is {@link IdRule#ROLLOVER_VERSION}; tests lower it to reach a rollover. */
     ZkSequenceIds(Zk zk, String name, IdOptions options, LongSupplier nanoTime, int rolloverAt) {
@@ -49,9 +52,13 @@ final class ZkSequenceIds implements SequenceIds {
         while (true) {
             Stat stat;
             try {
+                if (!checked) {
+                    IdNodes.check(zk, name, node);
+                    checked = true;
+                }
                 stat = zk.call(node, () -> {
                     try {
-                        return curator.setData().forPath(node.value(), EMPTY);
+                        return curator.setData().forPath(node.value(), IdNodes.SEQUENCE_MARK);
                     } catch (KeeperException.NoNodeException e) {
                         return null;
                     }
@@ -84,7 +91,7 @@ final class ZkSequenceIds implements SequenceIds {
     private void create() throws InterruptedException {
         zk.call(node, () -> {
             try {
-                zk.curator().create().creatingParentContainersIfNeeded().forPath(node.value(), EMPTY);
+                zk.curator().create().creatingParentContainersIfNeeded().forPath(node.value(), IdNodes.SEQUENCE_MARK);
             } catch (KeeperException.NodeExistsException raced) {
                 // another client created it first: fine, it is the same counter
             }
@@ -104,7 +111,7 @@ final class ZkSequenceIds implements SequenceIds {
                 try {
                     curator.transaction().forOperations(
                             curator.transactionOp().delete().forPath(node.value()),
-                            curator.transactionOp().create().forPath(node.value(), EMPTY));
+                            curator.transactionOp().create().forPath(node.value(), IdNodes.SEQUENCE_MARK));
                 } catch (KeeperException.NoNodeException gone) {
                     // deleted meanwhile: the next write re-creates it
                 }

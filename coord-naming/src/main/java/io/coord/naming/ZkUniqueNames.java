@@ -6,10 +6,13 @@ import io.coord.CoordPath;
 import io.coord.FencingToken;
 import io.coord.InvalidNameException;
 import io.coord.SessionExpiredException;
+import io.coord.internal.ForeignNodeWarnings;
 import io.coord.internal.LeaseNodes;
 import io.coord.internal.NodeLease;
 import io.coord.internal.Zk;
+import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
@@ -21,11 +24,18 @@ import org.slf4j.LoggerFactory;
 /**
  * {@link UniqueNames} on {@code /names/{name}/owner}. An ephemeral claim first makes its lease node
  * beside the owner node ({@link LeaseNodes}: protected, czxid token, the shared lease machine), then
- * the owner node; the lease node's unique path is what makes releasing safe.
+ * the owner node; the lease node's unique path is what makes releasing safe. Any other child of a
+ * name's node is logged at WARN once by a claim; an owner node Coord cannot decode fails every
+ * claim and {@code owner} with a {@link io.coord.CodecException} naming it, and is left as it is.
  */
 final class ZkUniqueNames implements UniqueNames {
     private static final Logger LOG = LoggerFactory.getLogger(ZkUniqueNames.class);
     static final Codec<OwnerRecord> CODEC = Codec.json(OwnerRecord.class).withLimit(4096);
+    /** One WARN per foreign child of a name's node in this JVM, whichever claimant finds it. */
+    private static final ForeignNodeWarnings FOREIGN = new ForeignNodeWarnings(LOG, "coord-naming unique names");
+    /** A claim's lease node: Curator's protected name ({@code _c_} and a UUID) for {@link Layout#LEASE}. */
+    private static final Pattern LEASE_NODE = Pattern.compile("_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-"
+            + Layout.LEASE);
 
     /**
      * What an owner node holds. {@code claim} is unique per claim, so a claimant recognises its
@@ -63,6 +73,7 @@ final class ZkUniqueNames implements UniqueNames {
     public NameClaim claim(String name) throws InterruptedException {
         CoordPath parent = Layout.nameNode(name);
         CoordPath ownerPath = parent.child(Layout.OWNER);
+        warnForeign(parent);
         throwIfTaken(name, ownerPath);
         String claimId = UUID.randomUUID().toString();
         byte[] leaseData = CODEC.encode(parent, new OwnerRecord(ownerId, claimId, false, null));
@@ -94,6 +105,7 @@ final class ZkUniqueNames implements UniqueNames {
     @Override
     public NameClaim claimPersistent(String name) throws InterruptedException {
         CoordPath ownerPath = Layout.nameNode(name).child(Layout.OWNER);
+        warnForeign(ownerPath.parent());
         throwIfTaken(name, ownerPath);
         String claimId = UUID.randomUUID().toString();
         boolean ok = false;
@@ -122,6 +134,23 @@ final class ZkUniqueNames implements UniqueNames {
             return false;
         }
         return deleteAtVersion(ownerPath, owner.get().stat().getVersion());
+    }
+
+    /**
+     * Logs at WARN, once per node, every child of a name's node other than its owner and claims'
+     * lease nodes. They take no part in who holds the name (only the owner node decides), so a
+     * claim goes on beside them; one read per claim, which is rare.
+     */
+    private void warnForeign(CoordPath parent) throws InterruptedException {
+        List<String> children = zk.call(parent, () -> {
+            try {
+                return zk.curator().getChildren().forPath(parent.value());
+            } catch (KeeperException.NoNodeException none) {
+                return List.<String>of();
+            }
+        });
+        FOREIGN.check(parent, children, c -> c.equals(Layout.OWNER) || LEASE_NODE.matcher(c).matches(),
+                "only " + Layout.OWNER + " and claims' _c_{uuid}-" + Layout.LEASE + " nodes");
     }
 
     private void throwIfTaken(String name, CoordPath ownerPath) throws InterruptedException {

@@ -35,7 +35,7 @@
  *
  * <h2>Node layout</h2>
  * <pre>
- * /ids/{name}/sequence          SequenceIds counter: no data; version = writes in this incarnation
+ * /ids/{name}/sequence          SequenceIds counter: "seq" (3 bytes); version = writes in this incarnation
  * /ids/{name}/blocks            BlockIds counter: "{next free ID} {tag of the last writer}"
  * /names/{name}                 container
  * /names/{name}/owner           the claim: JSON {owner, claim, persistent, lease}; ephemeral or persistent
@@ -49,6 +49,36 @@
  * after writes, is rolled over rather than used, but a plausible rewound value cannot be told from
  * a real one. Parents of names and service instances are containers, removed by the server
  * once empty.
+ *
+ * <h2>Beside Curator and other writers</h2>
+ * <ul>
+ *   <li><b>IDs</b>: Curator's {@code DistributedAtomicLong} (an 8-byte long in its node) and
+ *       {@code SharedCount} / {@code DistributedAtomicInteger} (a 4-byte int) cannot share a counter
+ *       with these generators: their IDs are the stored value, Coord's the node's zxid and version,
+ *       and either side's write would reset the other's. A generator reads {@code /ids/{name}} and
+ *       its counter once before its first write, and a block reservation reads the counter before
+ *       every compare-and-set; 4 or 8 bytes there (or any data on {@code /ids/{name}} itself, or
+ *       anything but nothing or the mark on the sequence counter) is refused with
+ *       {@link io.coord.ForeignNodesException} naming the path, the bytes and the value Curator
+ *       reads from them. Nothing is written and nothing is rolled over. The other way round, the
+ *       sequence counter's {@code "seq"} is too short for Curator's {@code getLong}/{@code getInt}:
+ *       a Curator counter pointed at it fails with "Corrupted data for node" instead of reading 0,
+ *       so a mixed fleet never hands out an ID twice. Any other child of {@code /ids/{name}} is
+ *       logged at WARN once; {@link io.coord.naming.IdStatus#read} ({@code coord ids show}) lists
+ *       all of them.</li>
+ *   <li><b>Discovery</b> shares curator-x-discovery's JSON: a plain Curator {@code ServiceDiscovery}
+ *       whose base path is a service's node ({@code /services/prod/payments/orders}) and whose
+ *       service name is {@code _instances} registers instances Coord resolves, and reads Coord's.
+ *       An instance is of the service its node is under, whatever name its JSON carries. An
+ *       instance node Coord cannot decode (not JSON, no id, not a valid endpoint) is never
+ *       resolved and never dropped in silence: it is logged at WARN once by node name and
+ *       listed by {@link io.coord.naming.Discovery#undecodable} ({@code coord services ls}).</li>
+ *   <li><b>Unique names</b>: only the owner node decides who holds a name. Any other child of
+ *       {@code /names/{name}} than the owner and claims' {@code _c_{uuid}-lease} nodes is logged at
+ *       WARN once by a claim, which goes on beside it; an owner node Coord cannot decode fails
+ *       {@code claim}, {@code claimPersistent} and {@code owner} with a
+ *       {@link io.coord.CodecException} naming it, and is left as it is (nothing is claimed).</li>
+ * </ul>
  *
  * <h2>Failure semantics</h2>
  * <ul>
