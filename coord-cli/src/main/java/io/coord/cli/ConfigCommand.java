@@ -46,7 +46,7 @@ import picocli.CommandLine.Spec;
         description = "Reads and writes configuration under /config/APP/KEY: values, history, rollback, canaries, who runs what.",
         subcommands = {ConfigCommand.Get.class, ConfigCommand.Set.class, ConfigCommand.History.class, ConfigCommand.Rollback.class,
             ConfigCommand.Watch.class, ConfigCommand.Who.class, ConfigCommand.Canary.class, ConfigCommand.Promote.class,
-            ConfigCommand.Abort.class, ConfigCommand.Delete.class})
+            ConfigCommand.Abort.class, ConfigCommand.Delete.class, ConfigLs.class})
 final class ConfigCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -48,6 +48,34 @@ class ConfigCommandTest {
     }
 
     @Test
+    void lsListsTheKeysAndEveryForeignNodeByNameWithWhy() throws Exception {
+        String app = "cli" + APPS.incrementAndGet();
+        assertEquals(0, config("set", app, "limits", "{\"max\": 1}").exitCode());
+        assertEquals(0, config("set", app, "banner", "\"hi\"").exitCode());
+        try (CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString()).build())) {
+            // What another tool leaves: a Curator SharedValue's raw bytes, a directory, an unknown dot-name.
+            client.curator().create().forPath("/config/" + app + "/timeout", "30s".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            client.curator().create().creatingParentsIfNeeded().forPath("/config/" + app + "/old/limits", new byte[0]);
+            client.curator().create().forPath("/config/" + app + "/.backup", new byte[0]);
+        }
+
+        Cli.Result text = config("ls", app);
+        assertEquals(0, text.exitCode(), text.err());
+        assertTrue(text.out().startsWith("config " + app + "  2 keys  3 foreign\n"), text.out());
+        assertTrue(text.out().contains("  banner  v0  \"hi\"\n  limits  v0  {\"max\":1}\n"), text.out());
+        assertTrue(text.out().contains("  timeout  v0 holds raw payload \"30s\" (3 bytes), not JSON"), text.out());
+        assertTrue(text.out().contains("  old  has 1 children"), text.out());
+        assertTrue(text.out().contains("  .backup  names starting with '.'"), text.out());
+        assertTrue(!text.out().contains("\n  .history") && !text.out().contains("\n  .canary"), "Coord's own directories are not listed: " + text.out());
+
+        JsonNode json = JSON.readTree(config("ls", app, "--json").out());
+        assertEquals(2, json.get("keys").size());
+        assertEquals(1, json.get("keys").get(1).get("value").get("max").asInt());
+        assertEquals(3, json.get("foreign").size());
+        assertEquals(".backup", json.get("foreign").get(0).get("node").asText());
+    }
+
+    @Test
     void setGetHistoryAndRollbackRoundTripWithVersions() throws Exception {
         String app = "cli" + APPS.incrementAndGet();
         Cli.Result first = config("set", app, "limits", "{\"max\": 1}");

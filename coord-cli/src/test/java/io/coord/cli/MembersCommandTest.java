@@ -68,6 +68,30 @@ class MembersCommandTest {
     }
 
     @Test
+    void aMemberWhoseDataIsNotJsonIsListedWithItsRawPayload() throws Exception {
+        try (CoordClient client = client(); Group<Worker> g = Group.open(client, "ls-mixed", Worker.class)) {
+            g.join("w1", new Worker("10.0.0.1"));
+            // What a Curator GroupMember writes: its payload as raw bytes, in an ephemeral node named by its id.
+            client.curator().create().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
+                    .forPath("/groups/ls-mixed/curator-1", "10.0.0.9:8080".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            Awaits.until("the group sees both", Duration.ofSeconds(10), () -> g.view().size() == 2);
+
+            Cli.Result text = Cli.run("members", "ls", "ls-mixed", "--connect", server.connectString());
+            assertEquals(0, text.exitCode(), text.err());
+            assertTrue(text.out().startsWith("group ls-mixed  2 members"), text.out());
+            assertTrue(text.out().contains("  curator-1  joined ") && text.out().contains("raw payload \"10.0.0.9:8080\" (13 bytes)"),
+                    text.out());
+
+            Cli.Result json = Cli.run("members", "ls", "ls-mixed", "--json", "--connect", server.connectString());
+            assertEquals(0, json.exitCode(), json.err());
+            JsonNode member = new ObjectMapper().readTree(json.out()).get("members").get(0);
+            assertEquals("curator-1", member.get("id").asText());
+            assertTrue(member.get("metadata").isNull());
+            assertTrue(member.get("metadataError").asText().contains("\"10.0.0.9:8080\""), member.toString());
+        }
+    }
+
+    @Test
     void anEmptyOrAbsentGroupIsListedAsEmpty() throws Exception {
         Cli.Result json = Cli.run("members", "ls", "nobody-here", "--json", "--connect", server.connectString());
         assertEquals(0, json.exitCode(), json.err());

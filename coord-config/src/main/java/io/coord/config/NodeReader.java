@@ -6,6 +6,7 @@ import io.coord.CoordSession;
 import io.coord.Registration;
 import io.coord.SessionListener;
 import io.coord.internal.Zk;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -83,11 +84,15 @@ final class NodeReader<T> {
     private long resyncAfter;
     private boolean resyncPending;
 
-    NodeReader(ConfigState<T> state, Owner<T> owner, ScheduledExecutorService thread, String name) {
+    private final AppDirCheck dirCheck;
+
+    /** {@code dirCheck}: for a whole-app reader, what its app directory should hold; null for one key. */
+    NodeReader(ConfigState<T> state, Owner<T> owner, ScheduledExecutorService thread, String name, AppDirCheck dirCheck) {
         this.state = state;
         this.owner = owner;
         this.thread = thread;
         this.name = name;
+        this.dirCheck = dirCheck;
     }
 
     Watcher watcher() {
@@ -112,6 +117,11 @@ final class NodeReader<T> {
 
     private void onWatch(WatchedEvent event) {
         if (closed.get() || event.getType() == Watcher.Event.EventType.None || event.getPath() == null) {
+            return;
+        }
+        if (dirCheck != null && event.getPath().equals(dirCheck.dir().value())
+                && event.getType() != Watcher.Event.EventType.NodeDataChanged) {
+            runOnThread(this::checkDir);
             return;
         }
         NodeTrack track = state.track(event.getPath());
@@ -183,6 +193,36 @@ final class NodeReader<T> {
             state.forgetReads();
         }
         state.tracks().forEach(t -> enqueue(t, true));
+        if (dirCheck != null) {
+            runOnThread(this::checkDir);
+        }
+    }
+
+    /**
+     * On the config thread: lists the app directory (watching it, or its creation) so that a node
+     * no field reads is reported. A failed listing waits for the next resync: it decides nothing.
+     */
+    private void checkDir() {
+        Attached a = attached;
+        if (a == null || closed.get()) {
+            return;
+        }
+        CoordPath dir = dirCheck.dir();
+        try {
+            List<String> children = a.zk().call(dir, () -> {
+                try {
+                    return a.curator().getChildren().usingWatcher(watcher).forPath(dir.value());
+                } catch (KeeperException.NoNodeException e) {
+                    a.curator().checkExists().usingWatcher(watcher).forPath(dir.value());
+                    return List.<String>of();
+                }
+            });
+            dirCheck.check(children);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (CoordException e) {
+            LOG.debug("{}: listing {} failed ({}); the next resync lists it again", name, dir, e.getMessage());
+        }
     }
 
     private void enqueue(NodeTrack track, boolean sync) {

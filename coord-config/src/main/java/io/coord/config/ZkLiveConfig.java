@@ -85,7 +85,7 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
             return t;
         });
         thread.setRemoveOnCancelPolicy(true);
-        this.reader = new NodeReader<>(state, this, thread, key.path().value());
+        this.reader = new NodeReader<>(state, this, thread, key.path().value(), key.isWholeApp() ? new AppDirCheck(key) : null);
         this.followUps = new FollowUps<>(thread, snapshot, reporter, options.reportApplied(), new FollowUps.Source<>() {
             @Override
             public Versioned<T> current() {

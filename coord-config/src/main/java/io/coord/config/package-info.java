@@ -24,7 +24,17 @@
  * /config/{app}/.canary/{key}                  {"percent": 10.0, "value": ...}
  * /config-reports/{app}/{key}/{instanceId}     ephemeral: what that reader applied (root configurable)
  * </pre>
- * With an {@link io.coord.AclPolicy} such as {@code rule("/config", anyone(READ), digest(configAdmin, ALL))}
+ * A whole-app reader reads only its type's keys: any other child of {@code /config/{app}} (a
+ * typo'd key, another tool's node) is logged at WARN once, naming it, and {@code coord config ls
+ * APP} lists every such node with why it is not a key.
+ *
+ * <p>Beside Curator (which has no config recipe): a key is a plain node holding JSON bytes, so a
+ * {@code CuratorCache}, {@code NodeCache} or {@code SharedValue} reader sees the JSON and the
+ * config version as the znode version. A value a Curator writer sets is applied when it is the
+ * key's JSON and rejected otherwise (the last good value stays); such a write has no history entry,
+ * so {@code history} and {@code rollback} do not know it.
+ *
+ * <p>With an {@link io.coord.AclPolicy} such as {@code rule("/config", anyone(READ), digest(configAdmin, ALL))}
  * only the config admin may write configuration, everyone may read it, and readers still write
  * their reports (outside {@code /config}).
  *

@@ -3,13 +3,18 @@ package io.coord.membership;
 import io.coord.Codec;
 import io.coord.CoordException;
 import io.coord.CoordPath;
+import io.coord.internal.ForeignNodeWarnings;
 import io.coord.internal.Zk;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
@@ -34,14 +39,22 @@ final class GroupReader<M> {
                    Set<String> fresh) {
     }
 
+    /** How much of an undecodable payload a member's {@code metadataError} shows. */
+    static final int PAYLOAD_SHOWN = 200;
+
     private final Zk zk;
     private final CoordPath path;
     private final Codec<M> codec;
+    private final ForeignNodeWarnings warnings;
+    /** Member ids already logged for undecodable metadata: once each, and at most {@value #WARNED_AT_MOST}. */
+    private final Set<String> undecodable = ConcurrentHashMap.newKeySet();
+    private static final int WARNED_AT_MOST = 1_000;
 
     GroupReader(Zk zk, CoordPath path, Codec<M> codec) {
         this.zk = zk;
         this.path = path;
         this.codec = codec;
+        this.warnings = new ForeignNodeWarnings(LOG, "group '" + path.name() + "'");
     }
 
     Read<M> read(Map<String, MemberInfo<M>> previous, Set<String> changed, boolean full) throws InterruptedException {
@@ -71,7 +84,8 @@ final class GroupReader<M> {
             try {
                 node = path.child(child);
             } catch (CoordException e) {
-                LOG.debug("ignoring child {} of {}: not a valid member id", child, path, e);
+                // Not a name Coord can hold as a member id: it cannot be in the view, so say so, once.
+                warnings.check(path, List.of(child), c -> false, "member ids that are valid node names (" + e.getMessage() + ")");
                 continue;
             }
             Stat stat = new Stat();
@@ -93,15 +107,38 @@ final class GroupReader<M> {
         return new Read<>(true, parent.getPzxid(), version, members, complete, fresh);
     }
 
+    /**
+     * A member whose data does not decode (a Curator {@code GroupMember}'s raw payload, another
+     * metadata type) is still a member: its node exists. Its {@code metadataError} shows the raw
+     * payload, and the first sighting of its node is logged at WARN.
+     */
     MemberInfo<M> decode(String id, CoordPath node, Stat stat, byte[] data) {
         M metadata = null;
         String error = null;
         try {
             metadata = codec.decode(node, data);
         } catch (CoordException e) {
-            error = e.getMessage();
+            error = "raw payload " + payload(data) + " is not this group's metadata: " + e.getMessage();
+            if (undecodable.size() < WARNED_AT_MOST && undecodable.add(id)) {
+                LOG.warn("group '{}': member {} holds {}, not this group's metadata (a Curator GroupMember's payload, another"
+                        + " program's node or another metadata type); it counts as a member, with metadataError set and"
+                        + " shown by coord members ls", path.name(), node, payload(data));
+            }
         }
         return new MemberInfo<>(id, metadata, error, Instant.ofEpochMilli(stat.getCtime()), stat.getEphemeralOwner(),
                 stat.getCzxid(), stat.getMzxid(), stat.getVersion());
+    }
+
+    /** {@code data} as text when it is printable UTF-8, else as hex; at most {@value #PAYLOAD_SHOWN} characters of either. */
+    static String payload(byte[] data) {
+        if (data == null || data.length == 0) {
+            return "(empty)";
+        }
+        String text = new String(data, StandardCharsets.UTF_8);
+        boolean printable = Arrays.equals(text.getBytes(StandardCharsets.UTF_8), data)
+                && text.codePoints().allMatch(c -> c >= 0x20 && c != 0x7f || c == '\t' || c == '\n' || c == '\r');
+        String shown = printable ? text : "0x" + HexFormat.of().formatHex(data);
+        String cut = shown.length() > PAYLOAD_SHOWN ? shown.substring(0, PAYLOAD_SHOWN) + "..." : shown;
+        return (printable ? "\"" + cut + "\"" : cut) + " (" + data.length + (data.length == 1 ? " byte)" : " bytes)");
     }
 }

@@ -187,6 +187,19 @@ final class ZkGroup<M> implements Group<M> {
         }
         tell(changes, next); // also when only the version moved: listeners track versions too
         initialized = true;
+        for (ZkMembership<M> m : List.copyOf(memberships)) {
+            execute(() -> yieldIfOverwritten(m, next));
+        }
+    }
+
+    private void yieldIfOverwritten(ZkMembership<M> m, GroupView<M> view) {
+        try {
+            m.yieldIfOverwritten(view);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the worker is shutting down
+        } catch (CoordException e) {
+            LOG.debug("group {}: could not check member {}'s node; the next view checks again", name, m.memberId(), e);
+        }
     }
 
     private void tell(List<Change<M>> changes, GroupView<M> view) {

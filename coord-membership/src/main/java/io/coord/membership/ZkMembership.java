@@ -269,6 +269,45 @@ final class ZkMembership<M> implements Membership<M> {
         }
     }
 
+    /**
+     * On the group's worker, after each new view: our node at a data version we did not write
+     * means another client took it for its own. Curator's {@code GroupMember} does exactly that
+     * (its {@code PersistentNode} meets our node, writes its payload into it and keeps it as its
+     * member), and then two processes would hold one member id. This member gives the id up: LOST
+     * with {@link MemberIdTakenException} saying so, its node deleted; the other client, which
+     * watches the node, creates its own. The id then has one holder again.
+     */
+    void yieldIfOverwritten(GroupView<M> view) throws InterruptedException {
+        MemberInfo<M> seen = view.members().get(node.name());
+        long incarnation = czxid;
+        if (left.get() || seen == null || seen.czxid() != incarnation || seen.metadataVersion() <= dataVersion) {
+            return;
+        }
+        ZkSession owner = session;
+        Stat stat;
+        synchronized (updateLock) { // no update() of ours in flight: dataVersion is our last write
+            if (state() != State.JOINED) {
+                return;
+            }
+            stat = zk.call(node, () -> zk.curator().checkExists().forPath(node.value()));
+            if (stat == null || stat.getCzxid() != incarnation || stat.getEphemeralOwner() != owner.id()
+                    || stat.getVersion() == dataVersion || !left.compareAndSet(false, true)) {
+                return;
+            }
+        }
+        MemberIdTakenException cause = new MemberIdTakenException("member id \"" + node.name() + "\" in group " + group.name()
+                + " (" + node + "): another client wrote into this member's node (data version " + stat.getVersion()
+                + ", ours " + dataVersion + "), taking it for its own, as a Curator GroupMember started with the same id"
+                + " does; this member leaves so that the id has one holder. Give every member of the group its own id",
+                node.name(), owner.id());
+        NodeLease l = lease;
+        if (l != null) {
+            l.releaseKeepingNode(); // its disappearance is this yield, not a loss to rejoin from
+        }
+        deleteOwnNode(owner, incarnation);
+        apply(Event.GIVE_UP, cause);
+    }
+
     /** Whether to keep waiting for our old session's node to go: at most the session timeout and a margin. */
     private boolean waitForOldNode() {
         long now = System.nanoTime();

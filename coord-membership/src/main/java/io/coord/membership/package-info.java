@@ -36,6 +36,26 @@
  * is relaxed, because with a persistent watch and no disconnect in between the event stream is
  * complete and ordered; any disconnect forces a full re-read).
  *
+ * <h2>Beside Curator's {@code GroupMember}</h2>
+ * Curator 5.9's {@code GroupMember} keeps the same layout (an ephemeral node named by the member
+ * id, its payload as raw bytes), so a group may hold both ({@code new GroupMember(curator,
+ * "/groups/" + group, id, payload)}):
+ * <ul>
+ *   <li>A node whose data Coord cannot decode (a {@code GroupMember}'s payload, another program's
+ *       node, another metadata type) is a member all the same: it is in every view, with
+ *       {@link io.coord.membership.MemberInfo#metadataError()} showing its raw payload, logged at
+ *       WARN once per id, and listed by {@code coord members ls}. A Coord member is in
+ *       {@code GroupMember.getCurrentMembers()} with its JSON as the payload.
+ *   <li>One id, one holder: {@code join} refuses an id a {@code GroupMember} holds
+ *       ({@link io.coord.membership.MemberIdTakenException}, naming its session). The other way
+ *       round Curator does not refuse: its {@code PersistentNode} writes its payload into the
+ *       existing node and keeps it. A Coord member sees its node at a data version it did not write
+ *       and leaves (within one view update): {@code LOST} with a {@code MemberIdTakenException}
+ *       saying so, its node deleted, and the {@code GroupMember} creates its own. Until then both
+ *       processes believe they hold the id; give every member its own id.
+ *   <li>A child whose name is not a valid member id cannot be in a view; it is logged at WARN once.
+ * </ul>
+ *
  * <h2>Failure semantics</h2>
  * <ul>
  *   <li>SUSPENDED: a membership becomes {@code SUSPENDED} (its node may still exist;
