@@ -19,6 +19,7 @@ import io.coord.internal.Zk;
 import io.coord.internal.ZkSession;
 import io.coord.membership.MembershipRule.Event;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -73,6 +74,9 @@ final class ZkMembership<M> implements Membership<M> {
     private final Object updateLock = new Object();
     private volatile M metadata;
     private volatile byte[] bytes;
+    /** The last update()'s value and bytes, also when its reply was lost: a write of ours, not a takeover. */
+    private volatile M attemptedMetadata;
+    private volatile byte[] attemptedBytes;
     private volatile NodeLease lease;
     private volatile ZkSession session;
     private volatile long czxid;
@@ -289,9 +293,30 @@ final class ZkMembership<M> implements Membership<M> {
             if (state() != State.JOINED) {
                 return;
             }
-            stat = zk.call(node, () -> zk.curator().checkExists().forPath(node.value()));
-            if (stat == null || stat.getCzxid() != incarnation || stat.getEphemeralOwner() != owner.id()
-                    || stat.getVersion() == dataVersion || !left.compareAndSet(false, true)) {
+            Stat read = new Stat();
+            byte[] data = zk.call(node, () -> {
+                try {
+                    return zk.curator().getData().storingStatIn(read).forPath(node.value());
+                } catch (KeeperException.NoNodeException gone) {
+                    return null; // the lease's watch reports that
+                }
+            });
+            if (data == null) {
+                return;
+            }
+            stat = read;
+            if (stat.getCzxid() != incarnation || stat.getEphemeralOwner() != owner.id() || stat.getVersion() == dataVersion) {
+                return;
+            }
+            if (attemptedBytes != null && Arrays.equals(data, attemptedBytes)) {
+                // An update() of ours landed although its reply was lost (it failed with a retried
+                // BadVersion or a connection loss): our write, not a takeover.
+                dataVersion = stat.getVersion();
+                bytes = attemptedBytes;
+                metadata = attemptedMetadata;
+                return;
+            }
+            if (!left.compareAndSet(false, true)) {
                 return;
             }
         }
@@ -423,6 +448,8 @@ final class ZkMembership<M> implements Membership<M> {
                         + "; metadata not written", s.cause());
             }
             long incarnation = czxid;
+            attemptedMetadata = value;
+            attemptedBytes = encoded;
             Stat stat;
             try {
                 stat = zk.curator().setData().withVersion(dataVersion).forPath(node.value(), encoded);

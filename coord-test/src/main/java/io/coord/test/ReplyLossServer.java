@@ -24,10 +24,12 @@ import org.apache.zookeeper.server.ZooKeeperServer;
 import org.apache.zookeeper.txn.CreateContainerTxn;
 import org.apache.zookeeper.txn.CreateTTLTxn;
 import org.apache.zookeeper.txn.CreateTxn;
+import org.apache.zookeeper.txn.SetDataTxn;
 
 /**
  * A standalone ZooKeeper server on loopback that can lose the reply to a create or a transaction
- * (fault F10): once armed ({@link #dropNextCreateReply}, {@link #dropNextMultiReply}), the next
+ * (fault F10): once armed ({@link #dropNextCreateReply}, {@link #dropNextSetDataReply},
+ * {@link #dropNextMultiReply}), the next
  * matching request is logged and applied as usual, but the client's connection is closed just
  * before the reply would be sent. The client sees {@code ConnectionLoss} for a write that did
  * happen — the case Curator's protected mode and Coord's own recovery exist for.
@@ -96,6 +98,19 @@ public final class ReplyLossServer implements AutoCloseable {
             String path = createdPath(request.getTxn());
             return path != null && path.startsWith(pathPrefix);
         }, () -> { }));
+    }
+
+    /**
+     * Arms the fault: the next {@code setData} whose server-side path (chroot and namespace
+     * included) starts with {@code pathPrefix} is applied but its reply is lost. Curator's retry of
+     * a versioned {@code setData} then meets its own write as {@code BadVersion}.
+     */
+    public void dropNextSetDataReply(String pathPrefix) {
+        if (pathPrefix == null || !pathPrefix.startsWith("/")) {
+            throw new IllegalArgumentException("pathPrefix must be an absolute path, got '" + pathPrefix + "'");
+        }
+        server.armed.set(new Trigger(request -> request.getTxn() instanceof SetDataTxn t && t.getPath().startsWith(pathPrefix),
+                () -> { }));
     }
 
     /** Arms the fault for the next {@code multi} transaction (from any client) that commits. */
