@@ -189,6 +189,9 @@ final class Claimer<T> {
      */
     Prepared prepareNext() {
         TaskIndex index = queue.index();
+        if (queue.poison().due()) {
+            return null; // complete alone: the worker's next claim() moves the poison task first
+        }
         long now = queue.options.clock().millis();
         for (ClaimRule.Entry candidate : index.choose(now, ThreadLocalRandom.current().nextInt(TaskIndex.MAX_SPREAD)).candidates()) {
             TaskIndex.Cached cached = index.cached(candidate.name());

@@ -79,6 +79,15 @@ final class PoisonTasks<T> {
         }
     }
 
+    /**
+     * Whether a sweep has a task to move now: a worker that would go straight from a completion to
+     * its next task ({@link Claimer#prepareNext}) goes through {@code claim()} instead, so a poison
+     * task is moved by the first consumer that reads it even under steady load.
+     */
+    boolean due() {
+        return queue.index().poisoned().stream().anyMatch(p -> !deadNameTaken.contains(p.name()));
+    }
+
     /** Claims {@code bad} at the version read, then moves it; false if another consumer or a change came first. */
     private boolean deadLetter(TaskIndex.Poison bad) throws InterruptedException {
         TaskIndex index = queue.index();

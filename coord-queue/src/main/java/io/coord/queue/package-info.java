@@ -36,7 +36,8 @@
  *       {@link io.coord.queue.QueueFullException}. Nothing else in the queue is affected.
  *   <li><b>A task that cannot be decoded is dead-lettered, not left to sit.</b> Bytes that are not
  *       a task (a bad hand edit, a producer bug) or a payload that is not the queue's type: the
- *       first consumer that reads it moves it to the dead letters, in {@code claim()}, exactly
+ *       first consumer that reads it moves it to the dead letters, in {@code claim()} (a worker
+ *       that takes its next task with a completion goes through {@code claim()} for it), exactly
  *       once among racing consumers (claim, then one transaction). Bytes that are not a task
  *       move unchanged, a payload of another type with the decode error as its last error; repair
  *       and {@code requeue}. It is never handed to a handler and costs no attempt.

@@ -149,6 +149,30 @@ class PoisonTaskIT {
     }
 
     @Test
+    void aTaskCorruptedWhileAWorkerChainsCompletionsIsMovedBeforeTheQueueDrains() throws Exception {
+        CoordClient client = ZK.client();
+        TaskQueue<Job> q = ZK.queue(client, "jobs", Job.class, QueueOptions.defaults());
+        List<TaskId> ids = q.enqueueAll(IntStream.range(0, 100).mapToObj(i -> new Job("c", i)).toList());
+        String bad = ROOT + "/tasks/" + ids.get(80);
+        Map<Integer, Boolean> movedWhenRunning = new ConcurrentHashMap<>();
+        // One consumer thread: each completion takes the next task in its own transaction (no claim() in between).
+        ZK.track(q.work(1, claim -> {
+            int n = claim.payload().n();
+            if (n == 10) {
+                setData(client, bad, GARBAGE);
+            }
+            if (n >= 60) {
+                Thread.sleep(Awaits.scaled(Duration.ofMillis(10)).toMillis()); // room for the watch to read the change
+            }
+            movedWhenRunning.put(n, client.curator().checkExists().forPath(ROOT + "/dead/" + ids.get(80)) != null);
+        }));
+        Awaits.until("the other 99 completed", WAIT, () -> movedWhenRunning.size() == 99);
+        assertTrue(movedWhenRunning.get(99), "moved before the last task ran, not after the queue drained; seen moved at tasks "
+                + movedWhenRunning.entrySet().stream().filter(Map.Entry::getValue).map(Map.Entry::getKey).sorted().toList());
+        assertArrayEquals(GARBAGE, getData(client, ROOT + "/dead/" + ids.get(80)));
+    }
+
+    @Test
     void aPoisonTaskWhoseDeadLetterNameIsTakenWaitsWithoutChurningAndMovesOnceItIsFree() throws Exception {
         CoordClient client = ZK.client();
         TaskQueue<Job> q = ZK.queue(client, "jobs", Job.class, QueueOptions.defaults());
