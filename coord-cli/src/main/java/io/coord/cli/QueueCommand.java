@@ -9,7 +9,9 @@ import io.coord.queue.QueueStats;
 import io.coord.queue.Task;
 import io.coord.queue.TaskId;
 import io.coord.queue.TaskQueue;
+import io.coord.queue.TaskList;
 import io.coord.queue.TaskSpec;
+import io.coord.queue.UndecodableTask;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
@@ -90,6 +92,25 @@ final class QueueCommand implements Callable<Integer> {
         return json.length() <= 120 ? json : json.substring(0, 117) + "...";
     }
 
+    /** Each node that cannot be decoded: its id, UNDECODABLE, why, and its first bytes (repair them, then requeue). */
+    static void printUndecodable(List<UndecodableTask> bad, PrintWriter out) {
+        for (UndecodableTask u : bad) {
+            out.println(u.id() + "  UNDECODABLE  " + u.data().length + " bytes  error: " + u.error().replaceAll("\\s*\\R\\s*", " "));
+            out.println("  bytes: " + shortText(u.preview()));
+        }
+    }
+
+    static String undecodableCount(TaskList<?> list) {
+        return list.undecodable().isEmpty() ? "" : ", " + list.undecodable().size() + " undecodable";
+    }
+
+    /** {@code text} on one line, control characters escaped (bad bytes must not garble the terminal), cut at 120. */
+    static String shortText(String text) {
+        StringBuilder out = new StringBuilder();
+        text.codePoints().forEach(c -> out.append(Character.isISOControl(c) ? String.format("\\u%04x", c) : Character.toString(c)));
+        return out.length() <= 120 ? out.toString() : out.substring(0, 117) + "...";
+    }
+
     @Command(name = "stats", mixinStandardHelpOptions = true, description = "Counts, claims with owner and age, the oldest pending age.")
     static final class Stats implements Callable<Integer> {
         @Mixin
@@ -108,6 +129,11 @@ final class QueueCommand implements Callable<Integer> {
                 out.println("dead        " + s.dead());
                 out.println("oldest      " + seconds(s.oldestPendingAge()) + " pending");
                 out.println("depth       " + s.depth() + " of cap " + s.depthCap());
+                if (!s.undecodable().isEmpty()) {
+                    out.println("undecodable " + s.undecodable().size() + " task node(s) that cannot be decoded (a consumer moves"
+                            + " each to the dead letters):");
+                    printUndecodable(s.undecodable(), out);
+                }
                 if (!s.foreign().isEmpty()) {
                     out.println("foreign     " + s.foreign().size() + " node(s) that are not the queue's (ignored, logged once): "
                             + String.join(", ", s.foreign()));
@@ -125,14 +151,15 @@ final class QueueCommand implements Callable<Integer> {
         @Override
         public Integer call() throws InterruptedException {
             return withQueue(target, (q, out) -> {
-                List<Task<JsonNode>> tasks = q.tasks();
+                TaskList<JsonNode> tasks = q.tasks();
                 for (Task<JsonNode> t : tasks) {
                     out.println(t.id() + "  " + t.state() + (t.claimedBy() == null ? "" : " by " + t.claimedBy())
                             + "  lane " + t.lane() + "  attempts " + t.attempts()
                             + (t.notBefore() != null && t.notBefore().isAfter(Instant.now()) ? "  not before " + t.notBefore() : "")
                             + "  " + shortJson(t.payload()));
                 }
-                out.println(tasks.size() + " task(s)");
+                printUndecodable(tasks.undecodable(), out);
+                out.println(tasks.size() + " task(s)" + undecodableCount(tasks));
                 return CoordCommand.OK;
             });
         }
@@ -146,11 +173,12 @@ final class QueueCommand implements Callable<Integer> {
         @Override
         public Integer call() throws InterruptedException {
             return withQueue(target, (q, out) -> {
-                List<Task<JsonNode>> dead = q.deadLetters();
+                TaskList<JsonNode> dead = q.deadLetters();
                 for (Task<JsonNode> t : dead) {
                     out.println(t.id() + "  attempts " + t.attempts() + "  last error: " + t.lastError() + "  " + shortJson(t.payload()));
                 }
-                out.println(dead.size() + " dead letter(s)");
+                printUndecodable(dead.undecodable(), out);
+                out.println(dead.size() + " dead letter(s)" + undecodableCount(dead));
                 return CoordCommand.OK;
             });
         }

@@ -82,6 +82,32 @@ class QueueCommandTest {
     }
 
     @Test
+    void lsStatsAndDeadShowUndecodableNodesBesideTheGoodOnes() throws Exception {
+        byte[] garbage = "\u0000{not a task".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString()).build());
+             TaskQueue<JsonNode> q = TaskQueue.open(client, "jobs3", Codec.json(JsonNode.class), QueueOptions.defaults())) {
+            q.enqueue(Codec.mapper().readTree("{\"job\":\"good\"}"));
+            String bad = q.enqueue(Codec.mapper().readTree("{\"job\":\"to be broken\"}")).name();
+            client.curator().setData().forPath("/queues/jobs3/tasks/" + bad, garbage);
+            client.curator().create().forPath("/queues/jobs3/dead/task-0000000099", garbage);
+
+            Cli.Result ls = queue("ls", "jobs3");
+            assertEquals(0, ls.exitCode(), ls.err());
+            assertTrue(ls.out().contains("{\"job\":\"good\"}") && ls.out().contains(bad + "  UNDECODABLE  " + garbage.length + " bytes")
+                    && ls.out().contains("error: node /queues/jobs3/tasks/" + bad) && ls.out().contains("bytes: \\u0000{not a task")
+                    && ls.out().contains("1 task(s), 1 undecodable"), ls.out());
+            Cli.Result stats = queue("stats", "jobs3");
+            assertEquals(0, stats.exitCode(), stats.err());
+            assertTrue(stats.out().contains("pending     1 ready") && stats.out().contains("undecodable 1 task node(s)")
+                    && stats.out().contains(bad + "  UNDECODABLE") && stats.out().contains("depth       2 of cap"), stats.out());
+            Cli.Result dead = queue("dead", "jobs3");
+            assertEquals(0, dead.exitCode(), dead.err());
+            assertTrue(dead.out().contains("task-0000000099  UNDECODABLE") && dead.out().contains("error: node /queues/jobs3/dead/task-0000000099")
+                    && dead.out().contains("0 dead letter(s), 1 undecodable"), dead.out());
+        }
+    }
+
+    @Test
     void badJsonIsAUsageErrorAndAnOversizePayloadIsRefused() {
         Cli.Result bad = queue("put", "jobs2", "{not json");
         assertEquals(CoordCommand.USAGE, bad.exitCode());

@@ -57,6 +57,7 @@ final class Claimer<T> {
                 throw new InterruptedException("interrupted while claiming from queue '" + layout.name + "'");
             }
             long seen = index.changes();
+            queue.poison().sweep(); // undecodable tasks go to the dead letters before anything is chosen
             long now = queue.options.clock().millis();
             ClaimRule.Choice choice = index.choose(now, rotation++);
             for (ClaimRule.Entry candidate : choice.candidates()) {
@@ -134,6 +135,10 @@ final class Claimer<T> {
             index.passOver(name, readVersion);
             return Optional.empty();
         }
+        if (queue.poison().blocked(name)) {
+            index.passOver(name, readVersion); // its payload could not be decoded, and its dead letter's name is taken
+            return Optional.empty();
+        }
         Prepared p = prepare(name, record, readVersion, now);
         long[] committed;
         try {
@@ -153,8 +158,8 @@ final class Claimer<T> {
         try {
             return queue.codec.decode(layout.task(name), data);
         } catch (CodecException e) {
-            LOG.warn("task {} cannot be read and is passed over: {}", layout.task(name), e.getMessage());
-            queue.index().passOver(name, version);
+            // Never claimable: the next sweep moves it to the dead letters, bytes as they are.
+            queue.index().taskPoisoned(new TaskIndex.Poison(name, data, version, e.getMessage()));
             return null;
         }
     }
@@ -184,6 +189,9 @@ final class Claimer<T> {
      */
     Prepared prepareNext() {
         TaskIndex index = queue.index();
+        if (queue.poison().due()) {
+            return null; // complete alone: the worker's next claim() moves the poison task first
+        }
         long now = queue.options.clock().millis();
         for (ClaimRule.Entry candidate : index.choose(now, ThreadLocalRandom.current().nextInt(TaskIndex.MAX_SPREAD)).candidates()) {
             TaskIndex.Cached cached = index.cached(candidate.name());
@@ -212,23 +220,38 @@ final class Claimer<T> {
             discard(p);
             return Optional.empty();
         }
-        NodeLease lease = new NodeLease(zk, p.session(), new FencingToken(czxid, p.claimPath()));
-        ZkTaskClaim<T> handle = new ZkTaskClaim<>(queue, lease, new TaskId(p.task()), p.claimed(), version);
         CoordPath taskPath = layout.task(p.task());
+        T payload;
         try {
-            handle.setPayload(queue.codec.decodePayload(taskPath, p.claimed().payload()));
+            payload = queue.codec.decodePayload(taskPath, p.claimed().payload());
         } catch (CodecException e) {
-            // Not a T: no consumer of this type can process it; count the attempt so it ends as a dead letter.
-            LOG.warn("task {} has a payload this queue cannot decode; failing the attempt: {}", taskPath, e.getMessage());
-            try {
-                handle.fail("payload cannot be decoded: " + e.getMessage());
-            } catch (RuntimeException failed) {
-                LOG.warn("could not fail undecodable task {}; releasing it", taskPath, failed);
-                handle.close();
-            }
+            // Not a T: no consumer of this type can ever process it, so retrying is pointless; it goes
+            // to the dead letters now, payload as it is, with the decode error as its last error.
+            deadLetterClaimed(p, version, e.getMessage());
             return Optional.empty();
         }
+        NodeLease lease = new NodeLease(zk, p.session(), new FencingToken(czxid, p.claimPath()));
+        ZkTaskClaim<T> handle = new ZkTaskClaim<>(queue, lease, new TaskId(p.task()), p.claimed(), version);
+        handle.setPayload(payload);
         return Optional.of(handle);
+    }
+
+    private void deadLetterClaimed(Prepared p, int version, String error) {
+        TaskRecord dead = p.claimed().undecodable("payload cannot be decoded: " + error, queue.options.clock().millis());
+        boolean moved = false;
+        try {
+            moved = queue.poison().moveClaimed(p.task(), p.claimPath(), version,
+                    queue.codec.encode(layout.deadLetter(p.task()), dead), dead.key(), error);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.warn("could not move task {} with an undecodable payload to the dead letters now; its next claim tries again",
+                    layout.task(p.task()), e);
+        } finally {
+            if (!moved) {
+                discard(p);
+            }
+        }
     }
 
     /** After a lost reply: adopts the prepared claim if its transaction did commit. */
@@ -300,7 +323,7 @@ final class Claimer<T> {
         return zk.call(path, () -> zk.curator().checkExists().forPath(path.value()));
     }
 
-    private void deleteQuietly(CoordPath claimPath) {
+    void deleteQuietly(CoordPath claimPath) {
         try {
             // Guaranteed: retried in the background until it succeeds. Safe because claim names are never reused.
             zk.curator().delete().guaranteed().inBackground().forPath(claimPath.value());
@@ -317,7 +340,7 @@ final class Claimer<T> {
         }
     }
 
-    private byte[] claimInfo(String task, long now) {
+    byte[] claimInfo(String task, long now) {
         ObjectNode info = JsonNodeFactory.instance.objectNode();
         info.put("task", task);
         info.put("owner", queue.options.consumerName());
@@ -325,7 +348,7 @@ final class Claimer<T> {
         return info.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    private static String unique() {
+    static String unique() {
         return Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
     }
 }

@@ -1,5 +1,6 @@
 package io.coord.queue;
 
+import io.coord.CodecException;
 import io.coord.ConflictException;
 import io.coord.CoordException;
 import io.coord.CoordPath;
@@ -23,12 +24,16 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Operator calls: listings, stats and dead-letter handling. These read whole directories (bounded
  * by the depth cap), unlike consumers, which never list.
  */
 final class QueueAdmin<T> {
+    private static final Logger LOG = LoggerFactory.getLogger(QueueAdmin.class);
+
     private final ZkTaskQueue<T> queue;
     private final Zk zk;
     private final QueueLayout layout;
@@ -39,28 +44,58 @@ final class QueueAdmin<T> {
         this.layout = queue.layout;
     }
 
-    /** One task node as read, with its version. */
-    private record Read(String name, TaskRecord record, int version) {
+    /** One task node as read: its bytes and version. */
+    private record Read(String name, byte[] data, int version) {
     }
 
-    List<Task<T>> tasks() {
+    /** A read that decoded: the task's record and payload. */
+    private record Decoded<T>(String name, TaskRecord record, T payload) {
+    }
+
+    /** The reads of {@code dir}, split into those that decode and those that do not (with why). */
+    private record Split<T>(List<Decoded<T>> good, List<UndecodableTask> bad) {
+    }
+
+    TaskList<T> tasks() {
         Set<String> claims = children(layout.claims);
+        Split<T> split = decode(layout.tasks, read(layout.tasks));
         List<Task<T>> out = new ArrayList<>();
-        for (Read r : read(layout.tasks)) {
-            out.add(toTask(r, claims.contains(r.record().claim() == null ? "" : r.record().claim())
+        for (Decoded<T> d : split.good()) {
+            out.add(toTask(d, claims.contains(d.record().claim() == null ? "" : d.record().claim())
                     ? Task.State.PROCESSING : Task.State.PENDING));
         }
         out.sort(Comparator.comparingInt((Task<T> t) -> -t.lane()).thenComparing(Task::id));
-        return out;
+        return new TaskList<>(out, split.bad());
     }
 
-    List<Task<T>> deadLetters() {
+    TaskList<T> deadLetters() {
+        Split<T> split = decode(layout.dead, read(layout.dead));
         List<Task<T>> out = new ArrayList<>();
-        for (Read r : read(layout.dead)) {
-            out.add(toTask(r, Task.State.DEAD));
+        for (Decoded<T> d : split.good()) {
+            out.add(toTask(d, Task.State.DEAD));
         }
         out.sort(Comparator.comparing(Task::id));
-        return out;
+        return new TaskList<>(out, split.bad());
+    }
+
+    /**
+     * Decodes every read, record and payload, in their order. A node that does not decode is kept
+     * with its bytes and error instead of failing the whole view: the one call an operator runs
+     * during an incident must not go blind because of one bad node.
+     */
+    private Split<T> decode(CoordPath dir, List<Read> reads) {
+        List<Decoded<T>> good = new ArrayList<>();
+        List<UndecodableTask> bad = new ArrayList<>();
+        for (Read r : reads) {
+            CoordPath where = dir.child(r.name());
+            try {
+                TaskRecord record = queue.codec.decode(where, r.data());
+                good.add(new Decoded<>(r.name(), record, queue.codec.decodePayload(where, record.payload())));
+            } catch (CodecException e) {
+                bad.add(new UndecodableTask(new TaskId(r.name()), where.value(), r.data(), e.getMessage()));
+            }
+        }
+        return new Split<>(good, bad);
     }
 
     QueueStats stats() {
@@ -70,7 +105,8 @@ final class QueueAdmin<T> {
         int waiting = 0;
         long oldestReady = Long.MAX_VALUE;
         List<QueueStats.Processing> processing = new ArrayList<>();
-        for (Read r : read(layout.tasks)) {
+        Split<T> split = decode(layout.tasks, read(layout.tasks));
+        for (Decoded<T> r : split.good()) {
             TaskRecord t = r.record();
             if (t.claim() != null && claims.contains(t.claim())) {
                 long age = Math.max(0, now - (t.claimedAt() == null ? now : t.claimedAt()));
@@ -87,7 +123,7 @@ final class QueueAdmin<T> {
         Stat dead = zk.callUninterruptibly(layout.dead, () -> zk.curator().checkExists().forPath(layout.dead.value()));
         Duration oldest = oldestReady == Long.MAX_VALUE ? Duration.ZERO : Duration.ofMillis(Math.max(0, now - oldestReady));
         return new QueueStats(layout.name, pending, waiting, processing, dead == null ? 0 : dead.getNumChildren(), oldest,
-                queue.options.depthCap(), foreign(claims));
+                queue.options.depthCap(), foreign(claims), split.bad());
     }
 
     /** Every node in the queue's directories that is not the queue's, as {@code dir/name} under the root. */
@@ -124,7 +160,13 @@ final class QueueAdmin<T> {
         } catch (Exception e) {
             throw zk.translate(e, deadPath);
         }
-        TaskRecord dead = queue.codec.decode(deadPath, data);
+        TaskRecord dead;
+        try {
+            dead = queue.codec.decode(deadPath, data);
+        } catch (CodecException e) {
+            throw new CodecException("cannot requeue " + deadLetter + " of queue '" + layout.name + "': " + e.getMessage()
+                    + "; its bytes are kept as they are: repair them (they must be a task record) and requeue it; nothing changed", e);
+        }
         String key = dead.key().startsWith(QueueLayout.USER_KEY_PREFIX) ? dead.key()
                 : QueueLayout.AUTO_KEY_PREFIX + UUID.randomUUID();
         TaskRecord fresh = dead.requeued(queue.options.clock().millis(), key);
@@ -173,6 +215,9 @@ final class QueueAdmin<T> {
                 moved++;
             } catch (NoParentException gone) {
                 // purged or requeued by someone else meanwhile
+            } catch (CodecException bad) {
+                // Left where it is, bytes intact, for an operator to repair; the others still go.
+                LOG.warn("{}", bad.getMessage());
             }
         }
         return moved;
@@ -194,10 +239,9 @@ final class QueueAdmin<T> {
         return purged;
     }
 
-    private Task<T> toTask(Read r, Task.State state) {
+    private Task<T> toTask(Decoded<T> r, Task.State state) {
         TaskRecord t = r.record();
-        CoordPath where = (state == Task.State.DEAD ? layout.dead : layout.tasks).child(r.name());
-        T payload = queue.codec.decodePayload(where, t.payload());
+        T payload = r.payload();
         boolean processing = state == Task.State.PROCESSING;
         return new Task<>(new TaskId(r.name()), state, payload, t.lane(), Instant.ofEpochMilli(t.enqueuedAt()),
                 t.notBefore() == null ? null : Instant.ofEpochMilli(t.notBefore()), t.attempts(), t.deliveries(),
@@ -222,7 +266,7 @@ final class QueueAdmin<T> {
                 zk.curator().getData().inBackground((c, e) -> {
                     try {
                         if (e.getResultCode() == KeeperException.Code.OK.intValue()) {
-                            reads[at] = new Read(name, queue.codec.decode(p, e.getData()), e.getStat().getVersion());
+                            reads[at] = new Read(name, e.getData(), e.getStat().getVersion());
                         } else if (e.getResultCode() != KeeperException.Code.NONODE.intValue()) {
                             // NONODE: ended while we were reading
                             failure[0] = zk.translate(KeeperException.create(KeeperException.Code.get(e.getResultCode()), p.value()), p);

@@ -18,9 +18,14 @@ import java.util.Objects;
  * @param foreign          nodes in the queue's directories that are not the queue's (a typo'd child,
  *                         another tool's node), by path under the queue's root, e.g. {@code tasks/oops}:
  *                         the queue ignores them (each is logged at WARN once) and lists them here
+ * @param undecodable      task nodes that cannot be read as this queue's tasks (bytes that are not a
+ *                         task, or a payload not of the queue's type), with their bytes and why; a
+ *                         consumer dead-letters each one as it reads it. Counted in {@link #depth()},
+ *                         not in the other counts
  */
 public record QueueStats(String queue, int pending, int waiting, List<Processing> processing, int dead,
-                         Duration oldestPendingAge, int depthCap, List<String> foreign) {
+                         Duration oldestPendingAge, int depthCap, List<String> foreign,
+                         List<UndecodableTask> undecodable) {
     /** One claimed task: who holds it and for how long. */
     public record Processing(TaskId task, String owner, Duration age, int attempts) {
         public Processing {
@@ -34,20 +39,27 @@ public record QueueStats(String queue, int pending, int waiting, List<Processing
         Objects.requireNonNull(queue, "queue");
         processing = List.copyOf(processing);
         foreign = List.copyOf(foreign);
+        undecodable = List.copyOf(undecodable);
         Objects.requireNonNull(oldestPendingAge, "oldestPendingAge");
         if (pending < 0 || waiting < 0 || dead < 0) {
             throw new IllegalArgumentException("counts must be >= 0: pending " + pending + ", waiting " + waiting + ", dead " + dead);
         }
     }
 
-    /** Stats of a queue whose directories hold only its own nodes. */
+    /** Stats of a queue whose task nodes all decode. */
     public QueueStats(String queue, int pending, int waiting, List<Processing> processing, int dead,
-                      Duration oldestPendingAge, int depthCap) {
-        this(queue, pending, waiting, processing, dead, oldestPendingAge, depthCap, List.of());
+                      Duration oldestPendingAge, int depthCap, List<String> foreign) {
+        this(queue, pending, waiting, processing, dead, oldestPendingAge, depthCap, foreign, List.of());
     }
 
-    /** Tasks in the queue: pending, waiting and processing (what the depth cap counts). */
+    /** Stats of a queue whose directories hold only its own nodes, all decodable. */
+    public QueueStats(String queue, int pending, int waiting, List<Processing> processing, int dead,
+                      Duration oldestPendingAge, int depthCap) {
+        this(queue, pending, waiting, processing, dead, oldestPendingAge, depthCap, List.of(), List.of());
+    }
+
+    /** Tasks in the queue: pending, waiting, processing and undecodable (what the depth cap counts). */
     public int depth() {
-        return pending + waiting + processing.size();
+        return pending + waiting + processing.size() + undecodable.size();
     }
 }

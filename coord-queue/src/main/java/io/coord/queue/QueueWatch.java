@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
  *   <li>a task changed while a claim holds it (the claim itself, or a failure being recorded): not
  *       read now; it is read when its last claim node goes away, if it still exists then;
  *   <li>a task deleted: forgotten;
+ *   <li>a task whose bytes are not a task record: kept aside in the index for a consumer to
+ *       dead-letter ({@link PoisonTasks}), never offered as a claim;
  *   <li>after (re)registering the watch: one listing of {@code claims/} and {@code tasks/}, and a
  *       read of every task, oldest first ({@link #oldestFirst}), since events during the
  *       disconnection were missed. From the disconnection until that read is done, claims wait
@@ -232,9 +234,11 @@ final class QueueWatch implements AutoCloseable {
             index.taskRead(name, codec.decode(layout.task(name), e.getData()), e.getStat().getVersion(), e.getData());
         } catch (CodecException bad) {
             if (corrupt.add(name)) {
-                LOG.warn("task {} cannot be read and is passed over: {}", layout.task(name), bad.getMessage());
+                LOG.warn("task {} cannot be decoded; a consumer moves it to the dead letters: {}", layout.task(name),
+                        bad.getMessage());
             }
-            index.taskGone(name);
+            // Not dead-lettered here: this is ZooKeeper's event thread. A consumer does it (PoisonTasks).
+            index.taskPoisoned(new TaskIndex.Poison(name, e.getData(), e.getStat().getVersion(), bad.getMessage()));
         }
     }
 

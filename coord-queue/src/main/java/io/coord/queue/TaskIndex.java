@@ -36,9 +36,17 @@ final class TaskIndex {
     record Cached(byte[] data, int version) {
     }
 
+    /** A task whose bytes are not a task record, as read: to be dead-lettered ({@link PoisonTasks}). */
+    record Poison(String name, byte[] data, int version, String error) {
+    }
+
     private final Map<String, ClaimRule.Entry> byName = new HashMap<>();
     private final TreeSet<ClaimRule.Entry> ordered = new TreeSet<>(ClaimRule.ORDER);
     private final Map<String, Cached> data = new HashMap<>();
+    /** Tasks that cannot be decoded, not claimable, waiting to be dead-lettered. */
+    private final Map<String, Poison> poison = new HashMap<>();
+    /** Poison tasks a try did not move (another consumer's claim came first, a change, no connection): left until read again. */
+    private final Set<String> poisonTried = new HashSet<>();
     /** Live claim nodes by task name. */
     private final Map<String, Set<String>> claimsByTask = new HashMap<>();
     private int liveClaims;
@@ -70,6 +78,7 @@ final class TaskIndex {
             return; // older than what we know
         }
         removeEntry(name);
+        dropPoison(name); // repaired
         ClaimRule.Entry entry = new ClaimRule.Entry(name, SequentialNodes.sequence(name), record.lane(),
                 record.notBeforeMillis(), version);
         byName.put(name, entry);
@@ -84,9 +93,48 @@ final class TaskIndex {
         signal();
     }
 
+    /** A read of task {@code name} found bytes that are not a task record: no longer claimable, to be dead-lettered. */
+    synchronized void taskPoisoned(Poison bad) {
+        if (finishedHere.contains(bad.name())) {
+            return;
+        }
+        Poison old = poison.get(bad.name());
+        if (old != null && old.version() > bad.version()) {
+            return;
+        }
+        removeEntry(bad.name());
+        poison.put(bad.name(), bad);
+        poisonTried.remove(bad.name()); // read again: worth another try
+        signal();
+    }
+
+    /**
+     * The poison tasks to dead-letter now: not held here, held by no claim (whose holder ends it
+     * first), and not tried since they were last read.
+     */
+    synchronized java.util.List<Poison> poisoned() {
+        if (poison.isEmpty()) {
+            return java.util.List.of();
+        }
+        return poison.values().stream().filter(p -> !held.contains(p.name()) && !claimsByTask.containsKey(p.name())
+                && !poisonTried.contains(p.name())).toList();
+    }
+
+    /**
+     * A try did not move {@code bad}: no more tries until it is read again, which the watch does
+     * when it changes, when a claim on it ends (another consumer's that did not move it either),
+     * and after a reconnect. It still counts as a task: it is still there.
+     */
+    synchronized void poisonNotMoved(Poison bad) {
+        if (poison.get(bad.name()) == bad) {
+            poisonTried.add(bad.name());
+        }
+    }
+
     /** Task {@code name} is gone (deleted, or a read found no node). */
     synchronized void taskGone(String name) {
         removeEntry(name);
+        dropPoison(name);
         finishedHere.remove(name);
         signal();
     }
@@ -103,6 +151,8 @@ final class TaskIndex {
                 removeEntry(name);
             }
         }
+        poison.keySet().retainAll(names);
+        poisonTried.retainAll(names);
         finishedHere.retainAll(names);
         signal();
     }
@@ -139,7 +189,7 @@ final class TaskIndex {
         }
         passOverAt.remove(task); // its holder is gone: worth a look again
         signal();
-        return byName.containsKey(task) && !claimsByTask.containsKey(task);
+        return (byName.containsKey(task) || poison.containsKey(task)) && !claimsByTask.containsKey(task);
     }
 
     /** After a reconnect: exactly {@code names} are the live claims. */
@@ -250,13 +300,14 @@ final class TaskIndex {
             it.remove();
         }
         removeEntry(task);
+        dropPoison(task);
         held.remove(task);
         signal();
     }
 
-    /** Tasks known (pending and processing). */
+    /** Tasks known (pending, processing and poison). */
     synchronized int depth() {
-        return byName.size();
+        return byName.size() + poison.size();
     }
 
     synchronized long changes() {
@@ -286,6 +337,11 @@ final class TaskIndex {
         if (old != null) {
             ordered.remove(old);
         }
+    }
+
+    private void dropPoison(String name) {
+        poison.remove(name);
+        poisonTried.remove(name);
     }
 
     private void signal() {

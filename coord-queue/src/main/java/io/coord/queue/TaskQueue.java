@@ -95,24 +95,37 @@ public interface TaskQueue<T> extends AutoCloseable {
     /** Starts {@code concurrency} consumer threads running {@code handler}; see {@link TaskWorker}. */
     TaskWorker work(int concurrency, TaskWorker.Handler<T> handler);
 
-    /** Counts, claims with owner and age, and the oldest pending age. Reads the whole queue: an operator call. */
+    /**
+     * Counts, claims with owner and age, the oldest pending age, and the task nodes that cannot be
+     * decoded. Reads the whole queue: an operator call. A bad node does not make it fail.
+     */
     QueueStats stats();
 
-    /** Every pending and processing task, by lane (highest first) then sequence. An operator call. */
-    List<Task<T>> tasks();
+    /**
+     * Every pending and processing task, by lane (highest first) then sequence; task nodes that
+     * cannot be decoded are in {@link TaskList#undecodable()}, with their bytes and why. An
+     * operator call.
+     */
+    TaskList<T> tasks();
 
-    /** Every dead letter, by sequence. An operator call. */
-    List<Task<T>> deadLetters();
+    /**
+     * Every dead letter, by sequence; dead letters that cannot be decoded (a task that could not
+     * be, or a payload not of this queue's type) are in {@link TaskList#undecodable()}, with their
+     * bytes and why. An operator call.
+     */
+    TaskList<T> deadLetters();
 
     /**
      * Moves one dead letter back to the queue as a new task (at the back of its lane, attempts
      * reset), in one transaction. Returns the new id. Throws {@link io.coord.ConflictException} if
-     * its idempotency key is held by another live task (nothing changed), and
-     * {@link io.coord.NoParentException} if there is no such dead letter.
+     * its idempotency key is held by another live task (nothing changed),
+     * {@link io.coord.NoParentException} if there is no such dead letter, and
+     * {@link io.coord.CodecException} naming it if its bytes are not a task record (nothing
+     * changed: repair them first).
      */
     TaskId requeue(TaskId deadLetter);
 
-    /** Requeues every dead letter; returns how many. */
+    /** Requeues every dead letter; returns how many. One whose bytes are not a task record stays (logged at WARN). */
     int requeueAll();
 
     /** Deletes every dead letter; returns how many. */

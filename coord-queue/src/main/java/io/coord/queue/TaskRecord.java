@@ -60,6 +60,12 @@ record TaskRecord(JsonNode payload, int lane, long enqueuedAt, Long notBefore, i
                 null, null, null, now);
     }
 
+    /** A task no consumer can decode, as a dead letter: not an attempt, so attempts stay. */
+    TaskRecord undecodable(String reason, long now) {
+        return new TaskRecord(payload, lane, enqueuedAt, null, attempts, deliveries, maxRetries, key, cut(reason),
+                null, null, null, now);
+    }
+
     /** A dead letter sent back: a fresh start that keeps the last error for the record. */
     TaskRecord requeued(long now, String newKey) {
         return new TaskRecord(payload, lane, now, null, 0, 0, maxRetries, newKey, lastError, null, null, null, null);

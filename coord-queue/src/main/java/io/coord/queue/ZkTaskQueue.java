@@ -29,6 +29,7 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
     final ForeignNodeWarnings foreign;
     private final Enqueuer<T> enqueuer;
     private final Claimer<T> claimer;
+    private final PoisonTasks<T> poison;
     private final QueueAdmin<T> admin;
     private final Object startLock = new Object();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -44,6 +45,7 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
         this.foreign = new ForeignNodeWarnings(LoggerFactory.getLogger(TaskQueue.class), "queue '" + layout.name + "'");
         this.enqueuer = new Enqueuer<>(this);
         this.claimer = new Claimer<>(this);
+        this.poison = new PoisonTasks<>(this);
         this.admin = new QueueAdmin<>(this);
         metrics.depthGauge(() -> {
             TaskIndex i = index;
@@ -124,6 +126,10 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
         }
     }
 
+    PoisonTasks<T> poison() {
+        return poison;
+    }
+
     Claimer<T> claimer() {
         return claimer;
     }
@@ -190,12 +196,12 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
     }
 
     @Override
-    public List<Task<T>> tasks() {
+    public TaskList<T> tasks() {
         return admin.tasks();
     }
 
     @Override
-    public List<Task<T>> deadLetters() {
+    public TaskList<T> deadLetters() {
         return admin.deadLetters();
     }
 

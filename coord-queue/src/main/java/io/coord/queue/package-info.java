@@ -3,7 +3,8 @@
  * {@code TaskQueue.open}), {@link io.coord.queue.TaskClaim} (the handle a consumer holds),
  * {@link io.coord.queue.TaskWorker} (consumer threads), {@link io.coord.queue.QueueOptions},
  * {@link io.coord.queue.TaskSpec}, and the values {@link io.coord.queue.TaskId},
- * {@link io.coord.queue.Task}, {@link io.coord.queue.QueueStats}.
+ * {@link io.coord.queue.Task}, {@link io.coord.queue.QueueStats}, {@link io.coord.queue.TaskList}
+ * and {@link io.coord.queue.UndecodableTask}.
  *
  * <h2>Guarantees</h2>
  * <ul>
@@ -33,6 +34,17 @@
  *       {@code maxTaskBytes} (64 KiB by default), negative {@code maxRetries}, unknown lane,
  *       malformed key, batch over the transaction limit. A full queue raises
  *       {@link io.coord.queue.QueueFullException}. Nothing else in the queue is affected.
+ *   <li><b>A task that cannot be decoded is dead-lettered, not left to sit.</b> Bytes that are not
+ *       a task (a bad hand edit, a producer bug) or a payload that is not the queue's type: the
+ *       first consumer that reads it moves it to the dead letters, in {@code claim()} (a worker
+ *       that takes its next task with a completion goes through {@code claim()} for it), exactly
+ *       once among racing consumers (claim, then one transaction). Bytes that are not a task
+ *       move unchanged, a payload of another type with the decode error as its last error; repair
+ *       and {@code requeue}. It is never handed to a handler and costs no attempt.
+ *   <li><b>Operator views never go blind.</b> {@code stats()}, {@code tasks()} and
+ *       {@code deadLetters()} decode the good nodes and list each bad one as an
+ *       {@link io.coord.queue.UndecodableTask} (node, bytes, error) in
+ *       {@link io.coord.queue.TaskList#undecodable()} and {@link io.coord.queue.QueueStats#undecodable()}.
  * </ul>
  *
  * <h2>Node layout</h2>
@@ -41,7 +53,8 @@
  *                                               notBefore, attempts, deliveries, maxRetries, key,
  *                                               lastError, claim (name of the latest claim node)
  * /queues/{name}/claims/task-0000000042~9f3c…   ephemeral: one claim; unique name per claim
- * /queues/{name}/dead/task-0000000042           persistent: the dead letter (the task's JSON + deadAt)
+ * /queues/{name}/dead/task-0000000042           persistent: the dead letter (the task's JSON + deadAt; for a task
+ *                                               whose bytes were not a task, those bytes unchanged)
  * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the task's key, exists exactly while the task does
  * </pre>
  * Nothing else belongs there. {@link io.coord.queue.TaskQueue#open} refuses a path that holds
@@ -58,7 +71,13 @@
  * fail      multi(delete claim, setData tasks/{task} @ version claimed: attempts+1, notBefore, lastError)
  * dead      multi(delete claim, delete tasks/{task} @ version claimed, create dead/{task}, delete keys/…)
  * requeue   multi(delete dead/{task} @ version, create keys/…, create tasks/task- SEQUENTIAL)
+ * poison    claim: multi(create claims/{task}~{unique} EPHEMERAL, setData tasks/{task} = same bytes @ version read)
+ *           then:  multi(delete claim, delete tasks/{task} @ version claimed, create dead/{task}, delete keys/…)
  * </pre>
+ * A poison task's key is the one its record names, or, for bytes that name none, the key node with
+ * the task's czxid (made in the same enqueue transaction; a batch's siblings' keys struck out); if
+ * that leaves no single key, the key node stays. If {@code dead/{task}} exists already (made by
+ * hand), the task stays where it is (WARN once, still listed as undecodable) until that name is free.
  * The claim's version check makes one of several racing consumers win and fences every earlier
  * claimer out. The claim token is the claim node's czxid, which equals the claim transaction's
  * zxid, so it needs no extra read. Complete and fail delete the claim node inside their own
