@@ -9,7 +9,8 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
 /**
  * A task this consumer holds: the handle {@link TaskQueue#claim} returns. It is a {@link Lease}
  * on the task's ephemeral claim node, so it shares every lease rule: the token is the claim
- * node's czxid, the claim dies with the consumer's session (the task goes back to PENDING), and
+ * node's czxid, the claim dies with the consumer's session (the task goes back to PENDING), or,
+ * with a claim timeout, when it is not {@linkplain #extend extended} in time, and
  * {@link #checkValid()} tells protected work to stop.
  *
  * <p>Exactly one of {@link #complete()}, {@link #fail(String)} or {@link #release()} ends the
