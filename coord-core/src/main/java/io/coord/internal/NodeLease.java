@@ -20,6 +20,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -77,6 +78,8 @@ public final class NodeLease implements Lease {
     /** Set once the constructor's registration returns; the lease may end (and {@link #finish}) before that. */
     private volatile Registration sessionRegistration;
     private volatile ReleaseStep releaseStep = () -> { };
+    /** Why our node is gone while our session lives, in the recipe's words (see {@link #whenGone}). */
+    private volatile Supplier<CoordException> goneCause;
     private final Watcher nodeWatcher = this::onNodeEvent;
     /**
      * Counts suspicions; a round trip confirms the lease only if none came after it was sent
@@ -384,6 +387,16 @@ public final class NodeLease implements Lease {
         }
     }
 
+    /**
+     * What LOST means when our node is found deleted while our session lives: a recipe whose nodes
+     * others delete on purpose (a queue claim taken over past its deadline) names that reason
+     * instead of a bare "node is gone". Null restores the default.
+     */
+    public NodeLease whenGone(Supplier<CoordException> cause) {
+        this.goneCause = cause;
+        return this;
+    }
+
     /** The recipe's own watch saw our node deleted or changed: re-read before believing it. */
     public void nodeEvent() {
         verify();
@@ -634,7 +647,8 @@ public final class NodeLease implements Lease {
                     return;
                 }
             }
-            apply(LeaseEvent.LOSE, new LockLostException("lease node " + token.node() + " is gone"));
+            Supplier<CoordException> gone = goneCause;
+            apply(LeaseEvent.LOSE, gone != null ? gone.get() : new LockLostException("lease node " + token.node() + " is gone"));
             return;
         }
         if (code != KeeperException.Code.OK) {

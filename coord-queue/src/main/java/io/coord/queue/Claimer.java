@@ -1,14 +1,11 @@
 package io.coord.queue;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.coord.CodecException;
 import io.coord.CoordPath;
 import io.coord.FencingToken;
 import io.coord.internal.NodeLease;
 import io.coord.internal.Zk;
 import io.coord.internal.ZkSession;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -41,11 +38,18 @@ final class Claimer<T> {
     private final ZkTaskQueue<T> queue;
     private final Zk zk;
     private final QueueLayout layout;
+    private final ClaimTimeouts timeouts;
 
     Claimer(ZkTaskQueue<T> queue) {
         this.queue = queue;
         this.zk = queue.zk;
         this.layout = queue.layout;
+        this.timeouts = new ClaimTimeouts(zk, layout, queue::index, queue.options);
+    }
+
+    /** Takes over claims past their deadline (see {@link ClaimTimeouts}); a no-op without a claim timeout. */
+    void takeOverTimedOut() throws InterruptedException {
+        timeouts.takeOverDue();
     }
 
     Optional<TaskClaim<T>> claim(Duration timeout, BooleanSupplier keepWaiting) throws InterruptedException {
@@ -58,6 +62,9 @@ final class Claimer<T> {
             }
             long seen = index.changes();
             queue.poison().sweep(); // undecodable tasks go to the dead letters before anything is chosen
+            if (timeouts.takeOverDue() > 0) {
+                continue; // the watch makes the task claimable: wait for that below, or take it now
+            }
             long now = queue.options.clock().millis();
             ClaimRule.Choice choice = index.choose(now, rotation++);
             for (ClaimRule.Entry candidate : choice.candidates()) {
@@ -84,6 +91,8 @@ final class Claimer<T> {
                 long untilReady = Math.max(1, choice.nextReadyMillis() - now) * 1_000_000L;
                 left = Math.min(left, untilReady);
             }
+            // At least 10 ms: another thread of this process may be looking at the claim that is due.
+            left = Math.min(left, Math.max(10_000_000L, timeouts.nextLookNanos() - System.nanoTime()));
             // Bounded slices so a worker's shutdown flag is seen soon.
             index.awaitChange(seen, Math.min(left, 250_000_000L));
         }
@@ -171,7 +180,8 @@ final class Claimer<T> {
         CoordPath claimPath = layout.claim(claimName);
         TaskRecord claimed = record.claimed(claimName, queue.options.consumerName(), now);
         byte[] claimedData = queue.codec.encode(taskPath, claimed);
-        byte[] claimInfo = claimInfo(name, now);
+        byte[] claimInfo = ClaimTimeouts.claimInfo(name, queue.options.consumerName(), now,
+                queue.options.claimTimeout().toMillis());
         ZkSession session = zk.liveSession();
         List<CuratorOp> ops = List.of(
                 Txn.op(zk, claimPath, () -> zk.curator().transactionOp().create().withMode(CreateMode.EPHEMERAL)
@@ -338,14 +348,6 @@ final class Claimer<T> {
         } catch (Exception e) {
             return -1;
         }
-    }
-
-    byte[] claimInfo(String task, long now) {
-        ObjectNode info = JsonNodeFactory.instance.objectNode();
-        info.put("task", task);
-        info.put("owner", queue.options.consumerName());
-        info.put("claimedAt", now);
-        return info.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     static String unique() {

@@ -95,7 +95,8 @@ final class PoisonTasks<T> {
         CoordPath taskPath = layout.task(name);
         String claimName = QueueLayout.claimName(name, Claimer.unique());
         CoordPath claimPath = layout.claim(claimName);
-        byte[] info = queue.claimer().claimInfo(name, queue.options.clock().millis());
+        // no timeout: nothing takes this short-lived claim over, the dead-lettering that follows ends it
+        byte[] info = ClaimTimeouts.claimInfo(name, queue.options.consumerName(), queue.options.clock().millis(), 0);
         long session = zk.liveSession().id();
         index.claimedHere(claimName); // before the watch can see it
         List<CuratorOp> claim = List.of(

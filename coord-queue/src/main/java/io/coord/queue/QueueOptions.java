@@ -28,10 +28,20 @@ import java.util.Set;
  * @param clock         wall clock for enqueue times, delays and backoff (compared across processes)
  * @param shutdownGrace how long {@link TaskWorker#close()} lets in-flight tasks finish before
  *                      interrupting them and releasing their claims (default 30 s)
+ * @param claimTimeout  how long a claim lasts without being extended ({@link TaskClaim#extend}),
+ *                      judged by ZooKeeper's clock; past it, another consumer takes the task over
+ *                      and the stale claimer's endings are refused. {@link Duration#ZERO} (the
+ *                      default) turns it off: a claim then ends only with its consumer's session,
+ *                      as before, because a timeout on by default would redeliver every long task
+ *                      of a consumer that calls {@code claim()} and never extends. Else
+ *                      {@value #MIN_CLAIM_TIMEOUT_MILLIS} ms..24 h
+ * @param maxProcessing how long a {@link TaskWorker} keeps extending the claim of a running
+ *                      handler (default 30 min, only with a claim timeout); a handler still running
+ *                      after it is taken for hung: its claim times out and the task is redelivered
  */
 public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBase, Duration backoffMax,
                            double backoffJitter, int lanes, int depthCap, String consumerName, Clock clock,
-                           Duration shutdownGrace) {
+                           Duration shutdownGrace, Duration claimTimeout, Duration maxProcessing) {
     public static final int DEFAULT_MAX_TASK_BYTES = 64 * 1024;
     /** Room left in a znode for the task's own fields (attempts, times, last error) around the payload. */
     public static final int MAX_TASK_BYTES = 1_000_000 - 16 * 1024;
@@ -43,6 +53,10 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
      */
     public static final int MAX_DEPTH_CAP = 50_000;
     public static final int MAX_LANES = 16;
+    /** Shortest claim timeout: it must outlast a few round trips of an extend under load. */
+    public static final long MIN_CLAIM_TIMEOUT_MILLIS = 1_000;
+    public static final Duration MAX_CLAIM_TIMEOUT = Duration.ofHours(24);
+    public static final Duration DEFAULT_MAX_PROCESSING = Duration.ofMinutes(30);
 
     public QueueOptions {
         if (maxTaskBytes < 1 || maxTaskBytes > MAX_TASK_BYTES) {
@@ -69,6 +83,23 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         if (shutdownGrace == null || shutdownGrace.isNegative()) {
             throw new ConfigurationException("shutdownGrace must be >= 0, got " + shutdownGrace);
         }
+        checkClaimTimeout(claimTimeout);
+        if (maxProcessing == null || maxProcessing.isNegative() || maxProcessing.isZero()) {
+            throw new ConfigurationException("maxProcessing must be > 0, got " + maxProcessing);
+        }
+    }
+
+    private static void checkClaimTimeout(Duration value) {
+        if (value == null || value.isNegative() || (!value.isZero() && (value.toMillis() < MIN_CLAIM_TIMEOUT_MILLIS
+                || value.compareTo(MAX_CLAIM_TIMEOUT) > 0))) {
+            throw new ConfigurationException("claimTimeout must be 0 (off) or within " + MIN_CLAIM_TIMEOUT_MILLIS + " ms.."
+                    + MAX_CLAIM_TIMEOUT + ", got " + value);
+        }
+    }
+
+    /** Whether claims time out unless extended. */
+    boolean claimsTimeOut() {
+        return !claimTimeout.isZero();
     }
 
     public static Builder builder() {
@@ -93,6 +124,8 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         b.consumerName = consumerName;
         b.clock = clock;
         b.shutdownGrace = shutdownGrace;
+        b.claimTimeout = claimTimeout;
+        b.maxProcessing = claimsTimeOut() ? maxProcessing : null; // the default, which needs no timeout
         return b;
     }
 
@@ -112,6 +145,8 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         private String consumerName;
         private Clock clock;
         private Duration shutdownGrace;
+        private Duration claimTimeout;
+        private Duration maxProcessing;
         private final Set<String> set = new HashSet<>();
 
         private Builder() {
@@ -182,7 +217,27 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
             return this;
         }
 
+        /** Claims time out after {@code value} unless extended; see the record. */
+        public Builder claimTimeout(Duration value) {
+            once("claimTimeout");
+            checkClaimTimeout(value);
+            claimTimeout = value;
+            return this;
+        }
+
+        /** How long a worker extends a running handler's claim; only with a claim timeout. */
+        public Builder maxProcessing(Duration value) {
+            once("maxProcessing");
+            maxProcessing = Objects.requireNonNull(value, "maxProcessing");
+            return this;
+        }
+
         public QueueOptions build() {
+            boolean timeout = claimTimeout != null && !claimTimeout.isZero();
+            if (maxProcessing != null && !timeout) {
+                throw new ConfigurationException("maxProcessing (" + maxProcessing + ") needs a claimTimeout: without one"
+                        + " a claim never times out, so there is nothing to stop extending");
+            }
             return new QueueOptions(
                     maxTaskBytes == null ? DEFAULT_MAX_TASK_BYTES : maxTaskBytes,
                     maxRetries == null ? 3 : maxRetries,
@@ -193,7 +248,9 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
                     depthCap == null ? DEFAULT_DEPTH_CAP : depthCap,
                     consumerName == null ? defaultConsumerName() : consumerName,
                     clock == null ? Clock.systemUTC() : clock,
-                    shutdownGrace == null ? Duration.ofSeconds(30) : shutdownGrace);
+                    shutdownGrace == null ? Duration.ofSeconds(30) : shutdownGrace,
+                    claimTimeout == null ? Duration.ZERO : claimTimeout,
+                    maxProcessing == null ? DEFAULT_MAX_PROCESSING : maxProcessing);
         }
 
         private static String defaultConsumerName() {

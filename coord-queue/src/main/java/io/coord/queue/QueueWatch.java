@@ -29,6 +29,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>a task created: read it once (lane, sequence, notBefore, and its bytes);
  *   <li>a claim node created or deleted: nothing to read, its name says which task it holds;
+ *       written (extended): noted, so a claim timeout is not looked at before it could be due;
  *   <li>a task changed while a claim holds it (the claim itself, or a failure being recorded): not
  *       read now; it is read when its last claim node goes away, if it still exists then;
  *   <li>a task deleted: forgotten;
@@ -106,6 +107,7 @@ final class QueueWatch implements AutoCloseable {
         if (parent.equals(layout.claims.value())) {
             switch (event.getType()) {
                 case NodeCreated -> index.claimCreated(name);
+                case NodeDataChanged -> index.claimSeen(name, System.nanoTime()); // extended: not worth a look yet
                 case NodeDeleted -> {
                     if (index.claimDeleted(name)) {
                         read(QueueLayout.taskOfClaim(name), false);

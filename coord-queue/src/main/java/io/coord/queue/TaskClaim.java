@@ -1,6 +1,7 @@
 package io.coord.queue;
 
 import io.coord.Lease;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -8,7 +9,8 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
 /**
  * A task this consumer holds: the handle {@link TaskQueue#claim} returns. It is a {@link Lease}
  * on the task's ephemeral claim node, so it shares every lease rule: the token is the claim
- * node's czxid, the claim dies with the consumer's session (the task goes back to PENDING), and
+ * node's czxid, the claim dies with the consumer's session (the task goes back to PENDING), or,
+ * with a claim timeout, when it is not {@linkplain #extend extended} in time, and
  * {@link #checkValid()} tells protected work to stop.
  *
  * <p>Exactly one of {@link #complete()}, {@link #fail(String)} or {@link #release()} ends the
@@ -64,6 +66,20 @@ public interface TaskClaim<T> extends Lease {
      * {@link ClaimLostException} if the claim is gone (nothing changed).
      */
     Task.State fail(String reason);
+
+    /**
+     * Keeps the claim for {@code by} from now, by ZooKeeper's clock: one versioned write of the
+     * claim node, so only the current claim can extend it. With {@link QueueOptions#claimTimeout()}
+     * on, a claim not extended within its timeout (the last extend's {@code by}, else the queue's
+     * timeout) is taken over by another consumer: the task is redelivered, this claim goes LOST
+     * ("claim timed out") and its endings are refused. Without a timeout a claim has no deadline
+     * and this only checks, on the server, that it is still held. A {@link TaskWorker} extends its
+     * handlers' claims itself (up to {@link QueueOptions#maxProcessing()}).
+     *
+     * @throws ClaimLostException if the claim is gone (timed out, or its session ended)
+     * @throws IllegalArgumentException if {@code by} is not within 1 ms..24 h
+     */
+    void extend(Duration by);
 
     /** Gives the task back unprocessed: claimable again at once, attempts unchanged. */
     void release();

@@ -4,6 +4,7 @@ import io.coord.internal.SequentialNodes;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
@@ -50,6 +51,12 @@ final class TaskIndex {
     /** Live claim nodes by task name. */
     private final Map<String, Set<String>> claimsByTask = new HashMap<>();
     private int liveClaims;
+    /**
+     * Live claim nodes by when this process last saw them written (created, extended) or looked at
+     * them ({@link System#nanoTime()}): only says when a claim is worth a look for a timeout; the
+     * server's timestamps decide ({@link ClaimTimeouts}).
+     */
+    private final Map<String, Long> claimSeenNanos = new HashMap<>();
     private final Set<String> mine = new HashSet<>();
     private final Map<String, Integer> passOverAt = new HashMap<>();
     private final Set<String> held = new HashSet<>();
@@ -169,6 +176,7 @@ final class TaskIndex {
         if (claimsByTask.computeIfAbsent(task, t -> new HashSet<>()).add(claimName)) {
             liveClaims++;
         }
+        claimSeenNanos.put(claimName, System.nanoTime());
         data.remove(task); // the claim rewrote the task
         signal();
     }
@@ -180,6 +188,7 @@ final class TaskIndex {
             return false;
         }
         mine.remove(claimName);
+        claimSeenNanos.remove(claimName);
         Set<String> claims = claimsByTask.get(task);
         if (claims != null && claims.remove(claimName)) {
             liveClaims--;
@@ -203,7 +212,27 @@ final class TaskIndex {
             }
         }
         mine.retainAll(names);
+        claimSeenNanos.keySet().retainAll(names);
+        long now = System.nanoTime();
+        for (String claim : names) {
+            claimSeenNanos.putIfAbsent(claim, now);
+        }
         signal();
+    }
+
+    /** A live claim was written (extended) or looked at: {@code atNanos} is when, for {@link #claimsUnseenFor}. */
+    synchronized void claimSeen(String claimName, long atNanos) {
+        claimSeenNanos.computeIfPresent(claimName, (c, old) -> atNanos);
+    }
+
+    /** Live claims not seen written or looked at for more than {@code nanos} before {@code nowNanos}. */
+    synchronized List<String> claimsUnseenFor(long nanos, long nowNanos) {
+        return claimSeenNanos.entrySet().stream().filter(e -> nowNanos - e.getValue() > nanos).map(Map.Entry::getKey).toList();
+    }
+
+    /** When the first live claim will have gone unseen for {@code nanos}; {@code Long.MAX_VALUE} if there is none. */
+    synchronized long nextClaimLookNanos(long nanos) {
+        return claimSeenNanos.values().stream().mapToLong(seen -> seen + nanos).min().orElse(Long.MAX_VALUE);
     }
 
     /** The connection dropped: tasks enqueued from now on may be missed until the next full read. */

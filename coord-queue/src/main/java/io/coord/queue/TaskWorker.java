@@ -11,6 +11,11 @@ import java.time.Duration;
  * finish, and those still running then are interrupted and their claims released (the tasks go
  * back to PENDING with no attempt counted). A handler whose claim was lost meanwhile finds out at
  * completion ({@link ClaimLostException}, logged); the task is someone else's by then.
+ *
+ * <p>With {@link QueueOptions#claimTimeout()} on, the worker extends each running handler's claim
+ * every third of the timeout (on a thread of its own), until the handler has run past
+ * {@link QueueOptions#maxProcessing()}: a handler still running then is taken for hung, its claim
+ * times out, another consumer gets the task, and the hung handler's ending is refused.
  */
 public interface TaskWorker extends AutoCloseable {
     /** The work for one task. Any exception it throws becomes {@link TaskClaim#fail(String)}. */

@@ -47,6 +47,8 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
     private final TaskId id;
     private final TaskRecord record;
     private final int version;
+    /** The claim node's version: each extend is a setData at it, so only the current claim can extend. Guarded by {@code ending}. */
+    private int claimVersion;
     private final long claimedNanos = System.nanoTime();
     private final Object ending = new Object();
     private volatile boolean finished;
@@ -66,6 +68,12 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
         this.id = id;
         this.record = record;
         this.version = version;
+        if (queue.options.claimsTimeOut()) {
+            // Nothing in Coord deletes a live claim's node but a takeover past its deadline.
+            lease.whenGone(() -> lease.session().state().isTerminal()
+                    ? new ClaimLostException("claim on task " + id + " lost: its node " + lease.node() + " went with its session")
+                    : new ClaimLostException("claim timed out: task " + id + " is no longer ours; " + timedOut()));
+        }
         // A claim lost with its session frees the task for this process's other consumers too.
         lease.addListener(new LeaseListener() {
             @Override
@@ -154,6 +162,38 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
             }
             queue.index().finishedHere(id.name());
             queue.metrics.completed(Duration.ofNanos(System.nanoTime() - claimedNanos));
+        }
+    }
+
+    @Override
+    public void extend(Duration by) {
+        if (by == null || by.isNegative() || by.isZero() || by.compareTo(QueueOptions.MAX_CLAIM_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("cannot extend the claim on task " + id + " by " + by + ": must be within 1 ms.."
+                    + QueueOptions.MAX_CLAIM_TIMEOUT);
+        }
+        synchronized (ending) {
+            requireOpen("extend");
+            long timeout = queue.options.claimsTimeOut() ? Math.max(1, by.toMillis()) : 0;
+            Long claimedAt = record.claimedAt();
+            byte[] info = ClaimTimeouts.claimInfo(id.name(), queue.options.consumerName(), claimedAt == null ? 0 : claimedAt, timeout);
+            String node = lease.node().value();
+            try {
+                claimVersion = zk.curator().setData().withVersion(claimVersion).forPath(node, info).getVersion();
+            } catch (KeeperException.BadVersionException e) {
+                // Only we write our node: a retry after a lost reply whose first send applied. Still ours?
+                Stat now = zk.callUninterruptibly(lease.node(), () -> zk.curator().checkExists().forPath(node));
+                if (now == null || now.getEphemeralOwner() != lease.session().id()) {
+                    throw lost("extend", e, "nothing was changed");
+                }
+                claimVersion = now.getVersion();
+            } catch (KeeperException.NoNodeException e) {
+                throw lost("extend", e, "nothing was changed");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CoordException("interrupted during extend of task " + id + "; call extend again", e);
+            } catch (Exception e) {
+                throw zk.translate(e, lease.node());
+            }
         }
     }
 
@@ -455,10 +495,19 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
     }
 
     private ClaimLostException lost(String what, KeeperException cause, String changed) {
+        String why = queue.options.claimsTimeOut() && !lease.session().state().isTerminal()
+                ? "the claim timed out: " + timedOut() + "; " : "";
         ClaimLostException lost = new ClaimLostException(what + " of task " + id + " refused: its claim " + lease.node()
-                + " (token " + lease.token() + ") no longer exists, so another consumer may hold the task; " + changed, cause);
+                + " (token " + lease.token() + ") no longer exists, so another consumer may hold the task; " + why + changed, cause);
         endLost(lost);
         return lost;
+    }
+
+    /** Why a claim node of a live session is gone when claims time out. */
+    private String timedOut() {
+        return "its node " + lease.node() + " was deleted while its session " + lease.session().idHex() + " lived, which a"
+                + " consumer does when a claim was not extended within its timeout (" + queue.options.claimTimeout().toMillis()
+                + " ms, judged by ZooKeeper's clock); the task is redelivered";
     }
 
     /** The claim, its ended() and its listeners all say LOST; the task is free for this process's other consumers. */

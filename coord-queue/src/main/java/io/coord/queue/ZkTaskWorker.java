@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code concurrency} named consumer threads. Each loops: claim (in short slices, so shutdown is
  * seen quickly), run the handler, end the claim. Connection trouble while claiming is waited out
- * with a short pause; nothing a handler does can stop the loop.
+ * with a short pause; nothing a handler does can stop the loop. With a claim timeout, one more
+ * thread ({@link ClaimExtender}) extends the running handlers' claims.
  */
 final class ZkTaskWorker<T> implements TaskWorker {
     private static final Logger LOG = LoggerFactory.getLogger(ZkTaskWorker.class);
@@ -35,6 +36,8 @@ final class ZkTaskWorker<T> implements TaskWorker {
     private final AtomicLong handled = new AtomicLong();
     /** Threads inside a handler now (only they get interrupted at the end of the grace). */
     private final Set<Thread> busy = ConcurrentHashMap.newKeySet();
+    /** Null without a claim timeout. */
+    private final ClaimExtender extender;
 
     ZkTaskWorker(ZkTaskQueue<T> queue, int concurrency, Handler<T> handler, String name) {
         if (concurrency < 1) {
@@ -42,6 +45,7 @@ final class ZkTaskWorker<T> implements TaskWorker {
         }
         this.queue = queue;
         this.handler = Objects.requireNonNull(handler, "handler");
+        this.extender = queue.options().claimsTimeOut() ? new ClaimExtender(queue.options(), name + "-extender") : null;
         for (int i = 0; i < concurrency; i++) {
             Thread t = new Thread(this::loop, name + "-" + i);
             t.setDaemon(true);
@@ -66,6 +70,13 @@ final class ZkTaskWorker<T> implements TaskWorker {
         while (running.get()) {
             ZkTaskClaim<T> taken = next.getAndSet(null);
             if (taken != null) {
+                // Taken with the last completion, without claim(): look for timed-out claims here instead.
+                try {
+                    queue.claimer().takeOverTimedOut();
+                } catch (InterruptedException e) {
+                    taken.close();
+                    return;
+                }
                 run(taken, next);
                 continue;
             }
@@ -99,6 +110,9 @@ final class ZkTaskWorker<T> implements TaskWorker {
             }
         });
         busy.add(Thread.currentThread());
+        if (extender != null) {
+            extender.add(claim);
+        }
         try {
             try {
                 handler.handle(claim);
@@ -128,6 +142,9 @@ final class ZkTaskWorker<T> implements TaskWorker {
         } catch (CoordException e) {
             LOG.warn("queue '{}': could not complete task {}; its claim is released", queue.name(), claim.id(), e);
         } finally {
+            if (extender != null) {
+                extender.remove(claim);
+            }
             busy.remove(Thread.currentThread());
             Thread.interrupted(); // an interrupt meant for this task must not hit the next claim
             handled.incrementAndGet();
@@ -218,6 +235,9 @@ final class ZkTaskWorker<T> implements TaskWorker {
                     LOG.warn("queue '{}': worker thread {} ignores interrupts; left running", queue.name(), t.getName());
                 }
             }
+        }
+        if (extender != null) {
+            extender.close();
         }
         return finished;
     }

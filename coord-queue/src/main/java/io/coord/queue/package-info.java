@@ -17,6 +17,15 @@
  *       {@link io.coord.queue.ClaimLostException} and changes nothing.
  *       {@link io.coord.queue.TaskClaim#completeWith} puts your own writes in that transaction,
  *       so they too happen exactly once per task.
+ *   <li><b>Claim timeout</b> ({@code QueueOptions.claimTimeout}, off by default: a timeout on by
+ *       default would redeliver every long task of a consumer that never extends). With it, a
+ *       claim that is not extended ({@link io.coord.queue.TaskClaim#extend}) within its timeout
+ *       is taken over by another consumer, so a stuck consumer that still heart-beats does not
+ *       keep its task forever: the task is redelivered (not an attempt), the stale claimer's
+ *       endings and extends are refused on the server ({@code ClaimLostException}, nothing
+ *       changed), and its lease goes LOST with a cause saying "claim timed out". A
+ *       {@link io.coord.queue.TaskWorker} extends its running handlers' claims every third of
+ *       the timeout until a handler has run past {@code maxProcessing}. See "Claim timeouts" below.
  *   <li><b>Order.</b> Higher lanes first, FIFO by enqueue sequence within a lane. A delayed task
  *       ({@code notBefore}) and a task waiting out a retry backoff are passed over until ready;
  *       a retried task keeps its sequence, so it is ahead of later tasks once ready. One consumer
@@ -52,7 +61,9 @@
  * /queues/{name}/tasks/task-0000000042          persistent-sequential, JSON: payload, lane, enqueuedAt,
  *                                               notBefore, attempts, deliveries, maxRetries, key,
  *                                               lastError, claim (name of the latest claim node)
- * /queues/{name}/claims/task-0000000042~9f3c…   ephemeral: one claim; unique name per claim
+ * /queues/{name}/claims                         its data is written (empty) only to read ZooKeeper's time (claim timeouts)
+ * /queues/{name}/claims/task-0000000042~9f3c…   ephemeral: one claim; unique name per claim; JSON: task, owner,
+ *                                               claimedAt, timeoutMillis (with a claim timeout)
  * /queues/{name}/dead/task-0000000042           persistent: the dead letter (the task's JSON + deadAt; for a task
  *                                               whose bytes were not a task, those bytes unchanged)
  * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the task's key, exists exactly while the task does
@@ -73,6 +84,8 @@
  * requeue   multi(delete dead/{task} @ version, create keys/…, create tasks/task- SEQUENTIAL)
  * poison    claim: multi(create claims/{task}~{unique} EPHEMERAL, setData tasks/{task} = same bytes @ version read)
  *           then:  multi(delete claim, delete tasks/{task} @ version claimed, create dead/{task}, delete keys/…)
+ * extend    setData claims/{claim} @ version (timeoutMillis = the extension)
+ * take over delete claims/{claim} @ version read, once past its deadline (see below)
  * </pre>
  * A poison task's key is the one its record names, or, for bytes that name none, the key node with
  * the task's czxid (made in the same enqueue transaction; a batch's siblings' keys struck out); if
@@ -85,6 +98,22 @@
  * it was released that way, so one commit settles a task and no separate delete follows; claim
  * names are never reused, so a delete can only ever hit our own node.
  * A {@link io.coord.queue.TaskWorker} completes a task and claims its next one in one transaction.
+ *
+ * <h2>Claim timeouts</h2>
+ * A claim's deadline lives on the server: its node's {@code mtime} (the server's time of the claim
+ * or of the last extend) plus the {@code timeoutMillis} in its data. A consumer with a timeout
+ * configured looks at a claim once it has not seen the claim node written for its own timeout
+ * (local {@code System.nanoTime()} only decides when to look). The look reads the claim node
+ * (mtime {@code M}, version {@code v}), then writes the {@code claims} node to learn the server's
+ * time now ({@code N}, that write's mtime, later than the read), and if {@code N - M} exceeds the
+ * claim's timeout deletes the claim node at version {@code v}: an extend in between wins. The
+ * delete fences the old claimer exactly as a session's end would (every ending deletes its claim
+ * node first), and the watch then makes the task claimable, ahead of later tasks by its sequence.
+ * Looks run on claiming threads (in {@code claim()}, and in a worker between tasks), never on an
+ * event thread. <b>Clock assumption:</b> only ZooKeeper timestamps are compared, and they come
+ * from the leader's wall clock; keep the servers' clocks in sync, since after a leader change
+ * their skew shortens or lengthens a deadline by that much. Set the same timeout on every
+ * consumer: a claim made without one has no deadline, and only consumers with one take over.
  *
  * <h2>No listing per claim; scale</h2>
  * Consumers keep the ordered set of tasks from persistent recursive watches on {@code tasks/} and

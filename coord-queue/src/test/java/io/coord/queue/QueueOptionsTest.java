@@ -41,6 +41,36 @@ class QueueOptionsTest {
     }
 
     @Test
+    void claimTimeoutIsOffByDefaultAndBadValuesFailNamingThem() {
+        QueueOptions off = QueueOptions.defaults();
+        assertEquals(Duration.ZERO, off.claimTimeout());
+        assertTrue(!off.claimsTimeOut());
+        QueueOptions on = QueueOptions.builder().claimTimeout(Duration.ofSeconds(30)).build();
+        assertEquals(QueueOptions.DEFAULT_MAX_PROCESSING, on.maxProcessing());
+        assertTrue(assertThrows(ConfigurationException.class, () -> QueueOptions.builder().claimTimeout(Duration.ofMillis(10)))
+                .getMessage().contains("PT0.01S"));
+        assertTrue(assertThrows(ConfigurationException.class, () -> QueueOptions.builder().claimTimeout(Duration.ofDays(2)))
+                .getMessage().contains("PT48H"));
+        assertThrows(ConfigurationException.class, () -> QueueOptions.builder().claimTimeout(Duration.ofSeconds(-1)));
+        ConfigurationException alone = assertThrows(ConfigurationException.class,
+                () -> QueueOptions.builder().maxProcessing(Duration.ofMinutes(1)).build());
+        assertTrue(alone.getMessage().contains("claimTimeout"), alone.getMessage());
+        assertThrows(ConfigurationException.class,
+                () -> QueueOptions.builder().claimTimeout(Duration.ofSeconds(5)).maxProcessing(Duration.ZERO).build());
+        QueueOptions derived = on.toBuilder().lanes(2).build();
+        assertEquals(Duration.ofSeconds(30), derived.claimTimeout());
+        assertEquals(2, QueueOptions.defaults().toBuilder().lanes(2).build().lanes(), "a variant of the defaults builds");
+    }
+
+    @Test
+    void claimNodeDataCarriesItsTimeout() {
+        assertEquals(1500, ClaimTimeouts.timeoutMillis(ClaimTimeouts.claimInfo("task-0000000001", "w", 1, 1500)));
+        assertEquals(0, ClaimTimeouts.timeoutMillis(ClaimTimeouts.claimInfo("task-0000000001", "w", 1, 0)));
+        assertEquals(0, ClaimTimeouts.timeoutMillis("not json".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        assertEquals(0, ClaimTimeouts.timeoutMillis(new byte[0]));
+    }
+
+    @Test
     void toBuilderDerivesAVariantThatMayChangeEachSettingOnceMore() {
         QueueOptions base = QueueOptions.builder().lanes(2).maxRetries(5).build();
         QueueOptions derived = base.toBuilder().lanes(4).build();
