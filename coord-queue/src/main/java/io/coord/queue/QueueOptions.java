@@ -28,10 +28,18 @@ import java.util.Set;
  * @param clock         wall clock for enqueue times, delays and backoff (compared across processes)
  * @param shutdownGrace how long {@link TaskWorker#close()} lets in-flight tasks finish before
  *                      interrupting them and releasing their claims (default 30 s)
+ * @param idempotencyWindow how long a completed task's idempotency key is remembered (default 1 h):
+ *                      within it, an enqueue with that key returns the completed task's id and
+ *                      {@link EnqueueResult.Outcome#ALREADY_COMPLETED} instead of adding a task.
+ *                      Judged by ZooKeeper's clock (node times), not the producers'
+ * @param idempotencyKeys most completed keys remembered, 1..{@value #MAX_IDEMPOTENCY_KEYS} (default
+ *                      {@value #DEFAULT_IDEMPOTENCY_KEYS}); past it the oldest completions are
+ *                      forgotten first, even inside the window. Held after each keyed enqueue;
+ *                      completions in between may go past it until the next one
  */
 public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBase, Duration backoffMax,
                            double backoffJitter, int lanes, int depthCap, String consumerName, Clock clock,
-                           Duration shutdownGrace) {
+                           Duration shutdownGrace, Duration idempotencyWindow, int idempotencyKeys) {
     public static final int DEFAULT_MAX_TASK_BYTES = 64 * 1024;
     /** Room left in a znode for the task's own fields (attempts, times, last error) around the payload. */
     public static final int MAX_TASK_BYTES = 1_000_000 - 16 * 1024;
@@ -43,6 +51,15 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
      */
     public static final int MAX_DEPTH_CAP = 50_000;
     public static final int MAX_LANES = 16;
+    public static final int DEFAULT_IDEMPOTENCY_KEYS = 5_000;
+    /**
+     * Highest bound on remembered keys. A remembered key is an entry in {@code completed/} (about
+     * 16 bytes in its listing, which the sweep reads: 50 000 keep it far under ZooKeeper's 1 MB
+     * reply limit) and a key node, which adds its name (key length + 6 bytes) to a listing of
+     * {@code keys/}; only {@link TaskQueue#stats()} lists that, beside every live task's key, so
+     * with long keys keep the bound well below this.
+     */
+    public static final int MAX_IDEMPOTENCY_KEYS = 50_000;
 
     public QueueOptions {
         if (maxTaskBytes < 1 || maxTaskBytes > MAX_TASK_BYTES) {
@@ -69,6 +86,13 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         if (shutdownGrace == null || shutdownGrace.isNegative()) {
             throw new ConfigurationException("shutdownGrace must be >= 0, got " + shutdownGrace);
         }
+        if (idempotencyWindow == null || idempotencyWindow.isNegative() || idempotencyWindow.isZero()) {
+            throw new ConfigurationException("idempotencyWindow must be > 0, got " + idempotencyWindow);
+        }
+        if (idempotencyKeys < 1 || idempotencyKeys > MAX_IDEMPOTENCY_KEYS) {
+            throw new ConfigurationException("idempotencyKeys must be within 1.." + MAX_IDEMPOTENCY_KEYS + ", got "
+                    + idempotencyKeys);
+        }
     }
 
     public static Builder builder() {
@@ -93,6 +117,8 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         b.consumerName = consumerName;
         b.clock = clock;
         b.shutdownGrace = shutdownGrace;
+        b.idempotencyWindow = idempotencyWindow;
+        b.idempotencyKeys = idempotencyKeys;
         return b;
     }
 
@@ -112,6 +138,8 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         private String consumerName;
         private Clock clock;
         private Duration shutdownGrace;
+        private Duration idempotencyWindow;
+        private Integer idempotencyKeys;
         private final Set<String> set = new HashSet<>();
 
         private Builder() {
@@ -182,6 +210,18 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
             return this;
         }
 
+        public Builder idempotencyWindow(Duration value) {
+            once("idempotencyWindow");
+            idempotencyWindow = Objects.requireNonNull(value, "idempotencyWindow");
+            return this;
+        }
+
+        public Builder idempotencyKeys(int value) {
+            once("idempotencyKeys");
+            idempotencyKeys = value;
+            return this;
+        }
+
         public QueueOptions build() {
             return new QueueOptions(
                     maxTaskBytes == null ? DEFAULT_MAX_TASK_BYTES : maxTaskBytes,
@@ -193,7 +233,9 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
                     depthCap == null ? DEFAULT_DEPTH_CAP : depthCap,
                     consumerName == null ? defaultConsumerName() : consumerName,
                     clock == null ? Clock.systemUTC() : clock,
-                    shutdownGrace == null ? Duration.ofSeconds(30) : shutdownGrace);
+                    shutdownGrace == null ? Duration.ofSeconds(30) : shutdownGrace,
+                    idempotencyWindow == null ? Duration.ofHours(1) : idempotencyWindow,
+                    idempotencyKeys == null ? DEFAULT_IDEMPOTENCY_KEYS : idempotencyKeys);
         }
 
         private static String defaultConsumerName() {
