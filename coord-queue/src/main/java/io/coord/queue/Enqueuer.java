@@ -29,16 +29,21 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * multi( create keys/{k-key | a-uuid},  create tasks/task- PERSISTENT_SEQUENTIAL )
  * </pre>
- * The key exists exactly while its task does (complete and dead-lettering delete it in their own
- * transactions), so a second enqueue with the same caller key fails at the key and does nothing.
+ * An automatic key ({@code a-…}) exists exactly while its task does; a caller key while its task
+ * does and then, rewritten by the completion's own transaction, as a completed record for the
+ * idempotency window ({@link KeyWindow}); dead-lettering deletes it. So a second enqueue with the
+ * same caller key fails at the key and does nothing, and the key node says whether the task it
+ * names is still queued or already completed.
  *
  * <p>The transaction is sent exactly once ({@link Txn#commitOnce}), never retried by Curator: a
  * retry after a lost reply would fail at its own key only while the task still exists, and once a
  * fast consumer has completed it (deleting the key) the retry would add it a second time — one
  * acknowledged enqueue, two tasks (found by the chaos suite). After a lost reply the enqueue
  * reconnects and looks for its key instead: found, the task is returned (it has the key's czxid,
- * same transaction, and the newest tasks are checked first); gone, the outcome is unknown and the
- * caller gets {@link ConnectionLostException} — its task may have been added, and even done.
+ * same transaction, and the newest tasks are checked first), or for a caller key the completed
+ * task it remembers; gone, the outcome is unknown and the caller gets
+ * {@link ConnectionLostException} — its task may have been added, and even done (an unkeyed task,
+ * or a dead-lettered one).
  */
 final class Enqueuer<T> {
     private static final Logger LOG = LoggerFactory.getLogger(Enqueuer.class);
@@ -60,37 +65,45 @@ final class Enqueuer<T> {
         this.layout = queue.layout;
     }
 
-    TaskId enqueue(T payload, TaskSpec spec) {
+    EnqueueResult enqueue(T payload, TaskSpec spec) {
         TaskRecord record = prepare(payload, spec, keyNode(spec));
         byte[] data = queue.codec.encode(layout.tasks, record);
         CoordPath keyPath = layout.key(record.key());
+        boolean keyed = spec.idempotencyKey() != null;
+        if (keyed) {
+            queue.keyWindow.sweepIfDue();
+        }
         for (int round = 0; ; round++) {
             checkCap(1);
             List<CuratorOp> ops = List.of(createKey(keyPath), createTask(data));
             try {
                 List<OpResult> results = Txn.commitOnce(zk, layout.tasks, ops);
                 TaskId id = idOf(results.get(1));
-                if (spec.idempotencyKey() != null) {
+                if (keyed) {
                     recordTaskInKey(keyPath, id);
                 }
                 queue.metrics.enqueued(1);
-                return id;
+                return new EnqueueResult(id, EnqueueResult.Outcome.ADDED);
             } catch (KeeperException e) {
                 if (Txn.indeterminate(e)) {
                     return afterLostReply(keyPath, spec, e);
                 }
                 if (Txn.failedIndex(e) == 0 && e.code() == KeeperException.Code.NODEEXISTS) {
-                    Optional<TaskId> existing = findByKey(keyPath);
+                    Optional<Found> existing = findByKey(keyPath);
+                    if (existing.isPresent() && existing.get().completed()
+                            && queue.keyWindow.forgetIfExpired(keyPath, existing.get().keyStat())) {
+                        existing = Optional.empty(); // remembered past the window: forgotten now, the key is free
+                    }
                     if (existing.isPresent()) {
-                        if (spec.idempotencyKey() != null) {
+                        if (keyed) {
                             queue.metrics.duplicate();
-                        } else {
-                            queue.metrics.enqueued(1); // our own earlier try committed
+                            return existing.get().result();
                         }
-                        return existing.get();
+                        queue.metrics.enqueued(1); // our own earlier try committed
+                        return new EnqueueResult(existing.get().id(), EnqueueResult.Outcome.ADDED);
                     }
                     if (round < 3) {
-                        continue; // the keyed task ended meanwhile: add ours
+                        continue; // the keyed task ended, or its completion was forgotten, meanwhile: add ours
                     }
                 }
                 throw zk.translate(e, layout.tasks);
@@ -191,20 +204,25 @@ final class Enqueuer<T> {
     /**
      * The enqueue transaction may or may not have committed. Its key says: if it exists, the task
      * holding it is returned (ours, or for a caller key a pending task with the same key — what a
-     * duplicate enqueue returns anyway). If not, nothing can tell "never added" from "added and
-     * already done", so the caller is told the outcome is unknown.
+     * duplicate enqueue returns anyway), or for a caller key the completed task it remembers. If
+     * not (an unkeyed task that is done, a dead-lettered one), nothing can tell "never added" from
+     * "added and already done", so the caller is told the outcome is unknown.
      */
-    private TaskId afterLostReply(CoordPath keyPath, TaskSpec spec, KeeperException lost) {
+    private EnqueueResult afterLostReply(CoordPath keyPath, TaskSpec spec, KeeperException lost) {
         awaitConnection(lost);
-        Optional<TaskId> existing = findByKey(keyPath);
+        Optional<Found> existing = findByKey(keyPath);
         if (existing.isPresent()) {
             queue.metrics.enqueued(1);
-            return existing.get();
+            Found found = existing.get();
+            // Ours, or for a caller key possibly an earlier call's (nothing tells them apart): still
+            // queued, or completed meanwhile (the window remembers it).
+            return new EnqueueResult(found.id(), found.completed() ? EnqueueResult.Outcome.ALREADY_COMPLETED
+                    : EnqueueResult.Outcome.ADDED);
         }
         String which = spec.idempotencyKey() == null ? "a task" : "the task with key \"" + spec.idempotencyKey() + "\"";
         throw new ConnectionLostException("the reply to enqueueing " + which + " to queue '" + layout.name
                 + "' was lost and its key is gone now: it may never have been added, or been added and already done ("
-                + lost.code() + "); enqueueing again with the same key adds it unless it is still pending", lost);
+                + lost.code() + "); enqueueing again with the same key adds it unless it is still queued or remembered as completed", lost);
     }
 
     /** After a lost reply: wait (at most the connection timeout) until the client is connected again. */
@@ -281,8 +299,15 @@ final class Enqueuer<T> {
         }
     }
 
-    /** The task that holds key {@code keyPath}, if both still exist. */
-    private Optional<TaskId> findByKey(CoordPath keyPath) {
+    /** What a key node says: the task holding it, or the completed task it remembers. */
+    private record Found(TaskId id, boolean completed, Stat keyStat) {
+        EnqueueResult result() {
+            return new EnqueueResult(id, completed ? EnqueueResult.Outcome.ALREADY_COMPLETED : EnqueueResult.Outcome.ALREADY_QUEUED);
+        }
+    }
+
+    /** The task that holds key {@code keyPath} if both still exist, or the completed task the key remembers. */
+    private Optional<Found> findByKey(CoordPath keyPath) {
         Stat stat = new Stat();
         byte[] data;
         try {
@@ -292,11 +317,15 @@ final class Enqueuer<T> {
         } catch (Exception e) {
             throw zk.translate(e, keyPath);
         }
+        TaskId completed = KeyWindow.completedTask(data);
+        if (completed != null) {
+            return Optional.of(new Found(completed, true, stat));
+        }
         if (data != null && data.length > 0) {
-            return Optional.of(new TaskId(new String(data, StandardCharsets.UTF_8)));
+            return Optional.of(new Found(new TaskId(new String(data, StandardCharsets.UTF_8)), false, stat));
         }
         List<TaskId> found = findByCzxid(stat.getCzxid(), 1);
-        return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+        return found.isEmpty() ? Optional.empty() : Optional.of(new Found(found.get(0), false, stat));
     }
 
     /**

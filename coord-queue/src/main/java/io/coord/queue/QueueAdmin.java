@@ -195,7 +195,8 @@ final class QueueAdmin<T> {
             int failed = Txn.failedIndex(e);
             if (failed == 1 && e.code() == KeeperException.Code.NODEEXISTS) {
                 throw new ConflictException("cannot requeue " + deadLetter + ": its idempotency key '"
-                        + key.substring(QueueLayout.USER_KEY_PREFIX.length()) + "' is held by a live task; nothing changed", e);
+                        + key.substring(QueueLayout.USER_KEY_PREFIX.length()) + "' is held by a live task or a remembered completion;"
+                        + " nothing changed", e);
             }
             if (failed == 0) {
                 throw new ConflictException("dead letter " + deadLetter + " changed or went away while being requeued; nothing changed", e);

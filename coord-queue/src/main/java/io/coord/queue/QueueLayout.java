@@ -10,7 +10,10 @@ import java.util.List;
  * /queues/{name}/tasks/task-0000000042          persistent-sequential: the task (JSON {@link TaskRecord})
  * /queues/{name}/claims/task-0000000042~9f3c…   ephemeral: one claim on that task (unique name per claim)
  * /queues/{name}/dead/task-0000000042           persistent: a dead letter (the task's record, with its last error)
- * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the task's idempotency key, deleted with the task
+ * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the task's idempotency key; a-… is deleted with the
+ *                                               task, k-… becomes a completed-key record at completion
+ * /queues/{name}/completed/c-0000000007         persistent-sequential: one remembered completion, in completion
+ *                                               order ({@link KeyWindow})
  * </pre>
  */
 final class QueueLayout {
@@ -20,6 +23,8 @@ final class QueueLayout {
     static final String USER_KEY_PREFIX = "k-";
     /** Keys Coord makes for unkeyed tasks, so that a retried transaction recognizes its own task. */
     static final String AUTO_KEY_PREFIX = "a-";
+    /** Entries of {@code completed/}, one per remembered completed key. */
+    static final String COMPLETED_PREFIX = "c-";
 
     final String name;
     final CoordPath root;
@@ -27,6 +32,7 @@ final class QueueLayout {
     final CoordPath claims;
     final CoordPath dead;
     final CoordPath keys;
+    final CoordPath completed;
 
     QueueLayout(String name) {
         this.name = CoordPath.validateName(name);
@@ -35,6 +41,7 @@ final class QueueLayout {
         this.claims = root.child("claims");
         this.dead = root.child("dead");
         this.keys = root.child("keys");
+        this.completed = root.child("completed");
     }
 
     CoordPath task(String taskName) {
@@ -53,6 +60,10 @@ final class QueueLayout {
         return keys.child(keyNode);
     }
 
+    CoordPath completedEntry(String entryName) {
+        return completed.child(entryName);
+    }
+
     /** The claim node name for one claim of {@code taskName}: never reused, so a late delete can only hit our own claim. */
     static String claimName(String taskName, String unique) {
         return taskName + CLAIM_SEPARATOR + unique;
@@ -65,7 +76,7 @@ final class QueueLayout {
     }
 
     /** The queue root's own children. */
-    static final List<String> ROOT_CHILDREN = List.of("tasks", "claims", "dead", "keys");
+    static final List<String> ROOT_CHILDREN = List.of("tasks", "claims", "dead", "keys", "completed");
     /** What Curator's DistributedQueue (and its priority, delay and id variants) names its items, directly under its path. */
     static final String CURATOR_ITEM_PREFIX = "queue-";
 

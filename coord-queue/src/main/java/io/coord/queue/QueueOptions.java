@@ -38,10 +38,19 @@ import java.util.Set;
  * @param maxProcessing how long a {@link TaskWorker} keeps extending the claim of a running
  *                      handler (default 30 min, only with a claim timeout); a handler still running
  *                      after it is taken for hung: its claim times out and the task is redelivered
+ * @param idempotencyWindow how long a completed task's idempotency key is remembered (default 1 h):
+ *                      within it, an enqueue with that key returns the completed task's id and
+ *                      {@link EnqueueResult.Outcome#ALREADY_COMPLETED} instead of adding a task.
+ *                      Judged by ZooKeeper's clock (node times), not the producers'
+ * @param idempotencyKeys most completed keys remembered, 1..{@value #MAX_IDEMPOTENCY_KEYS} (default
+ *                      {@value #DEFAULT_IDEMPOTENCY_KEYS}); past it the oldest completions are
+ *                      forgotten first, even inside the window. Held after each keyed enqueue;
+ *                      completions in between may go past it until the next one
  */
 public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBase, Duration backoffMax,
                            double backoffJitter, int lanes, int depthCap, String consumerName, Clock clock,
-                           Duration shutdownGrace, Duration claimTimeout, Duration maxProcessing) {
+                           Duration shutdownGrace, Duration claimTimeout, Duration maxProcessing,
+                           Duration idempotencyWindow, int idempotencyKeys) {
     public static final int DEFAULT_MAX_TASK_BYTES = 64 * 1024;
     /** Room left in a znode for the task's own fields (attempts, times, last error) around the payload. */
     public static final int MAX_TASK_BYTES = 1_000_000 - 16 * 1024;
@@ -57,6 +66,15 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
     public static final long MIN_CLAIM_TIMEOUT_MILLIS = 1_000;
     public static final Duration MAX_CLAIM_TIMEOUT = Duration.ofHours(24);
     public static final Duration DEFAULT_MAX_PROCESSING = Duration.ofMinutes(30);
+    public static final int DEFAULT_IDEMPOTENCY_KEYS = 5_000;
+    /**
+     * Highest bound on remembered keys. A remembered key is an entry in {@code completed/} (about
+     * 16 bytes in its listing, which the sweep reads: 50 000 keep it far under ZooKeeper's 1 MB
+     * reply limit) and a key node, which adds its name (key length + 6 bytes) to a listing of
+     * {@code keys/}; only {@link TaskQueue#stats()} lists that, beside every live task's key, so
+     * with long keys keep the bound well below this.
+     */
+    public static final int MAX_IDEMPOTENCY_KEYS = 50_000;
 
     public QueueOptions {
         if (maxTaskBytes < 1 || maxTaskBytes > MAX_TASK_BYTES) {
@@ -86,6 +104,13 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         checkClaimTimeout(claimTimeout);
         if (maxProcessing == null || maxProcessing.isNegative() || maxProcessing.isZero()) {
             throw new ConfigurationException("maxProcessing must be > 0, got " + maxProcessing);
+        }
+        if (idempotencyWindow == null || idempotencyWindow.isNegative() || idempotencyWindow.isZero()) {
+            throw new ConfigurationException("idempotencyWindow must be > 0, got " + idempotencyWindow);
+        }
+        if (idempotencyKeys < 1 || idempotencyKeys > MAX_IDEMPOTENCY_KEYS) {
+            throw new ConfigurationException("idempotencyKeys must be within 1.." + MAX_IDEMPOTENCY_KEYS + ", got "
+                    + idempotencyKeys);
         }
     }
 
@@ -126,6 +151,8 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         b.shutdownGrace = shutdownGrace;
         b.claimTimeout = claimTimeout;
         b.maxProcessing = claimsTimeOut() ? maxProcessing : null; // the default, which needs no timeout
+        b.idempotencyWindow = idempotencyWindow;
+        b.idempotencyKeys = idempotencyKeys;
         return b;
     }
 
@@ -147,6 +174,8 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         private Duration shutdownGrace;
         private Duration claimTimeout;
         private Duration maxProcessing;
+        private Duration idempotencyWindow;
+        private Integer idempotencyKeys;
         private final Set<String> set = new HashSet<>();
 
         private Builder() {
@@ -232,6 +261,18 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
             return this;
         }
 
+        public Builder idempotencyWindow(Duration value) {
+            once("idempotencyWindow");
+            idempotencyWindow = Objects.requireNonNull(value, "idempotencyWindow");
+            return this;
+        }
+
+        public Builder idempotencyKeys(int value) {
+            once("idempotencyKeys");
+            idempotencyKeys = value;
+            return this;
+        }
+
         public QueueOptions build() {
             boolean timeout = claimTimeout != null && !claimTimeout.isZero();
             if (maxProcessing != null && !timeout) {
@@ -250,7 +291,9 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
                     clock == null ? Clock.systemUTC() : clock,
                     shutdownGrace == null ? Duration.ofSeconds(30) : shutdownGrace,
                     claimTimeout == null ? Duration.ZERO : claimTimeout,
-                    maxProcessing == null ? DEFAULT_MAX_PROCESSING : maxProcessing);
+                    maxProcessing == null ? DEFAULT_MAX_PROCESSING : maxProcessing,
+                    idempotencyWindow == null ? Duration.ofHours(1) : idempotencyWindow,
+                    idempotencyKeys == null ? DEFAULT_IDEMPOTENCY_KEYS : idempotencyKeys);
         }
 
         private static String defaultConsumerName() {

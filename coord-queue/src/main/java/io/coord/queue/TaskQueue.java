@@ -57,9 +57,11 @@ public interface TaskQueue<T> extends AutoCloseable {
     TaskId enqueue(T payload);
 
     /**
-     * Adds a task unless one with {@code idempotencyKey} is pending or processing, in which case
+     * Adds a task unless one with {@code idempotencyKey} is pending or processing, or completed
+     * within the idempotency window ({@link QueueOptions#idempotencyWindow()}), in which case
      * nothing is written and that task's id is returned. Safe to retry after a
-     * {@link io.coord.ConnectionLostException}: the retry finds the task the first call added.
+     * {@link io.coord.ConnectionLostException}: the retry finds the task the first call added,
+     * even if it is already done. {@link #submit} also says which of these happened.
      */
     TaskId enqueue(T payload, String idempotencyKey);
 
@@ -68,6 +70,16 @@ public interface TaskQueue<T> extends AutoCloseable {
 
     /** Adds a task as {@code spec} says (lane, delay, idempotency key, retries). */
     TaskId enqueue(T payload, TaskSpec spec);
+
+    /**
+     * {@link #enqueue(Object, TaskSpec)}, saying what happened: {@code ADDED} by this call,
+     * {@code ALREADY_QUEUED} (a task with the spec's key is pending or processing) or
+     * {@code ALREADY_COMPLETED} (a task with that key completed within the idempotency window),
+     * each with the task's id. A retry after a lost reply gets the original id and one of these,
+     * never a duplicate; only a task whose key is gone (unkeyed, dead-lettered, or completed
+     * before the window) leaves a lost reply indeterminate ({@link io.coord.ConnectionLostException}).
+     */
+    EnqueueResult submit(T payload, TaskSpec spec);
 
     /**
      * Adds all of {@code batch} in one transaction: all or nothing. Every payload is checked
@@ -118,10 +130,10 @@ public interface TaskQueue<T> extends AutoCloseable {
     /**
      * Moves one dead letter back to the queue as a new task (at the back of its lane, attempts
      * reset), in one transaction. Returns the new id. Throws {@link io.coord.ConflictException} if
-     * its idempotency key is held by another live task (nothing changed),
-     * {@link io.coord.NoParentException} if there is no such dead letter, and
-     * {@link io.coord.CodecException} naming it if its bytes are not a task record (nothing
-     * changed: repair them first).
+     * its idempotency key is held by another live task or remembered as completed within the
+     * idempotency window (nothing changed), {@link io.coord.NoParentException} if there is no such
+     * dead letter, and {@link io.coord.CodecException} naming it if its bytes are not a task record
+     * (nothing changed: repair them first).
      */
     TaskId requeue(TaskId deadLetter);
 

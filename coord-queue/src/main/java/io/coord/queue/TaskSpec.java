@@ -12,9 +12,10 @@ import java.time.Instant;
  *                       lanes are served first, FIFO within a lane
  * @param notBefore      the task is not handed out before this instant (null: at once). Compared
  *                       with the consumers' clocks, so keep them in sync
- * @param idempotencyKey while a task with this key is pending or processing, enqueueing another
- *                       with the same key does nothing and returns the existing task's id (null:
- *                       no key). One path segment: no {@code /}, at most 200 characters
+ * @param idempotencyKey while a task with this key is pending or processing, and for
+ *                       {@link QueueOptions#idempotencyWindow()} after it completed, enqueueing
+ *                       another with the same key does nothing and returns the existing task's id
+ *                       (null: no key). One path segment: no {@code /}, at most 200 characters
  * @param maxRetries     failures after the first before the task is dead-lettered (null: the
  *                       queue's {@link QueueOptions#maxRetries()})
  */

@@ -151,7 +151,7 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
             all.add(release.deleteOp());
             all.add(Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().delete().withVersion(version)
                     .forPath(taskPath().value())));
-            all.add(Txn.op(zk, keyPath(), () -> zk.curator().transactionOp().delete().forPath(keyPath().value())));
+            all.addAll(queue.keyWindow.completionOps(record.key(), id)); // the key: deleted, or remembered
             all.addAll(ops);
             Consumer<ZkTaskClaim<T>> sink = nextTask;
             Claimer.Prepared next = sink == null || !nextWanted.getAsBoolean() ? null : queue.claimer().prepareNext();
@@ -271,9 +271,10 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
 
     /**
      * Commits an ending transaction, sent once. Op 0 deletes the claim node (and fences); op 1
-     * works on the task at our version; op {@code keyIndex} deletes the task's key (-1: none). On
-     * success the claim ends and its lease is RELEASED by this transaction. No answer (now, or for
-     * an earlier call of this claim's endings): {@link #settle}.
+     * works on the task at our version; op {@code keyIndex} deletes the task's key, or for a
+     * completion may rewrite it ({@link KeyWindow}) (-1: none). On success the claim ends and its
+     * lease is RELEASED by this transaction. No answer (now, or for an earlier call of this
+     * claim's endings): {@link #settle}.
      */
     private void end(EndingOutcome.Ending what, NodeLease.OwnRelease release, List<CuratorOp> ops, int keyIndex) {
         try {

@@ -27,6 +27,7 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
     final QueueMetrics metrics;
     /** Nodes in the queue's directories that are not the queue's: logged once each, listed by {@link #stats()}. */
     final ForeignNodeWarnings foreign;
+    final KeyWindow keyWindow;
     private final Enqueuer<T> enqueuer;
     private final Claimer<T> claimer;
     private final PoisonTasks<T> poison;
@@ -43,6 +44,7 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
         this.codec = new TaskCodec<>(layout.name, payloadCodec, options.maxTaskBytes());
         this.metrics = new QueueMetrics(zk.client().metrics(), layout.name);
         this.foreign = new ForeignNodeWarnings(LoggerFactory.getLogger(TaskQueue.class), "queue '" + layout.name + "'");
+        this.keyWindow = new KeyWindow(zk, layout, options);
         this.enqueuer = new Enqueuer<>(this);
         this.claimer = new Claimer<>(this);
         this.poison = new PoisonTasks<>(this);
@@ -64,7 +66,7 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
         if (!curatorItems.isEmpty()) {
             throw QueueLayout.curatorItemsAt(layout, curatorItems);
         }
-        for (CoordPath dir : List.of(layout.tasks, layout.claims, layout.dead, layout.keys)) {
+        for (CoordPath dir : List.of(layout.tasks, layout.claims, layout.dead, layout.keys, layout.completed)) {
             ensure(zk, dir);
         }
         ZkTaskQueue<T> queue = new ZkTaskQueue<>(zk, layout, payloadCodec, options);
@@ -163,6 +165,11 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
 
     @Override
     public TaskId enqueue(T payload, TaskSpec spec) {
+        return submit(payload, spec).id();
+    }
+
+    @Override
+    public EnqueueResult submit(T payload, TaskSpec spec) {
         return enqueuer.enqueue(payload, Objects.requireNonNull(spec, "spec"));
     }
 

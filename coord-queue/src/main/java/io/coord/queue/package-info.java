@@ -3,8 +3,8 @@
  * {@code TaskQueue.open}), {@link io.coord.queue.TaskClaim} (the handle a consumer holds),
  * {@link io.coord.queue.TaskWorker} (consumer threads), {@link io.coord.queue.QueueOptions},
  * {@link io.coord.queue.TaskSpec}, and the values {@link io.coord.queue.TaskId},
- * {@link io.coord.queue.Task}, {@link io.coord.queue.QueueStats}, {@link io.coord.queue.TaskList}
- * and {@link io.coord.queue.UndecodableTask}.
+ * {@link io.coord.queue.EnqueueResult}, {@link io.coord.queue.Task}, {@link io.coord.queue.QueueStats},
+ * {@link io.coord.queue.TaskList} and {@link io.coord.queue.UndecodableTask}.
  *
  * <h2>Guarantees</h2>
  * <ul>
@@ -35,9 +35,18 @@
  *       claimable again after an exponential backoff (base, cap, jitter in {@code QueueOptions}),
  *       otherwise it moves to the dead letters in the same transaction, with the reason. A
  *       consumer's death or {@code release()} is not an attempt.
- *   <li><b>Idempotent enqueue.</b> With a key, an enqueue does nothing while a task with that
- *       key is pending or processing, and is safe to retry after a ConnectionLoss.
- *       {@code enqueueAll} is one transaction: all or nothing.
+ *   <li><b>Idempotent enqueue, with a window.</b> With a key, an enqueue does nothing while a
+ *       task with that key is pending or processing, nor for
+ *       {@link io.coord.queue.QueueOptions#idempotencyWindow()} (default 1 h) after it completed,
+ *       and returns that task's id; {@link io.coord.queue.TaskQueue#submit} also says which
+ *       ({@link io.coord.queue.EnqueueResult}: {@code ADDED}, {@code ALREADY_QUEUED},
+ *       {@code ALREADY_COMPLETED}). So it is safe to retry after a ConnectionLoss even once the
+ *       task is done: the retry gets the original id, never a duplicate. The completion rewrites
+ *       the key as a completed record in its own transaction (exactly-once); producers forget
+ *       completions past the window (by ZooKeeper's clock: node times) and past
+ *       {@link io.coord.queue.QueueOptions#idempotencyKeys()} (default 5 000, oldest completion
+ *       first) in a bounded sweep on their own thread. Dead-lettering releases the key: a retry
+ *       then adds a new task. {@code enqueueAll} is one transaction: all or nothing.
  *   <li><b>Bad input is refused before anything is written</b>
  *       ({@link io.coord.queue.TaskRejectedException}): unserializable payload, payload over
  *       {@code maxTaskBytes} (64 KiB by default), negative {@code maxRetries}, unknown lane,
@@ -66,7 +75,10 @@
  *                                               claimedAt, timeoutMillis (with a claim timeout)
  * /queues/{name}/dead/task-0000000042           persistent: the dead letter (the task's JSON + deadAt; for a task
  *                                               whose bytes were not a task, those bytes unchanged)
- * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the task's key, exists exactly while the task does
+ * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the task's key, exists while the task does; a
+ *                                               caller key (k-) then stays as "completed:task-…" for the window
+ * /queues/{name}/completed/c-0000000007         persistent-sequential: one remembered completion ("k-{key} task-…"),
+ *                                               in completion order: what the sweep lists, never keys/
  * </pre>
  * Nothing else belongs there. {@link io.coord.queue.TaskQueue#open} refuses a path that holds
  * Curator {@code DistributedQueue} items ({@code queue-{seq}}, directly under the root) with
@@ -78,7 +90,9 @@
  * <pre>
  * enqueue   multi(create keys/…, create tasks/task- SEQUENTIAL)
  * claim     multi(create claims/{task}~{unique} EPHEMERAL, setData tasks/{task} @ version read)
- * complete  multi(delete claim, delete tasks/{task} @ version claimed, delete keys/…, [your ops])
+ * complete  multi(delete claim, delete tasks/{task} @ version claimed,
+ *                 setData keys/k-… "completed:{task}" + create completed/c- SEQUENTIAL | delete keys/a-…, [your ops])
+ * forget    multi(delete completed/c-…, delete keys/k-… @ version read)   (the sweep; past the bound or the window)
  * fail      multi(delete claim, setData tasks/{task} @ version claimed: attempts+1, notBefore, lastError)
  * dead      multi(delete claim, delete tasks/{task} @ version claimed, create dead/{task}, delete keys/…)
  * requeue   multi(delete dead/{task} @ version, create keys/…, create tasks/task- SEQUENTIAL)
@@ -133,6 +147,10 @@
  * enqueue); below half, a producer re-reads it every 100 enqueues, so only a crowd of more than
  * cap/200 producers enqueueing at once could overshoot, by at most 100 tasks each. Dead letters have no cap: purge them; {@code stats()} counts them without a
  * listing, but listing them fails past the same limit.
+ * Remembered completions are bounded by {@code idempotencyKeys}: the sweep lists {@code completed/}
+ * (about 16 bytes a name); {@code keys/} is listed only by {@code stats()}, at the key's length
+ * plus 6 bytes for each live or remembered key. A keyed enqueue costs one more read (the size of
+ * {@code completed/}), and one write when it meets a completed key (ZooKeeper's "now").
  *
  * <h2>Failure semantics</h2>
  * <ul>
@@ -142,7 +160,9 @@
  *       other consumers; {@code complete}/{@code fail} throw {@code ClaimLostException}. The
  *       watch is re-registered on the new session.
  *   <li><b>ConnectionLoss</b> on an enqueue is indeterminate: call it again; a keyed or batched
- *       enqueue recognizes its own key.
+ *       enqueue recognizes its own key. A keyed one whose task is already done finds it too,
+ *       within the idempotency window ({@code ALREADY_COMPLETED}); an unkeyed one, or one whose
+ *       task was dead-lettered, cannot tell "done" from "never added".
  *   <li><b>A lost reply to an ending</b>: endings are sent once, outside Curator's retry (which,
  *       on a new session, would fail at the claim and report a committed ending as refused). The
  *       ending then looks at its claim node, the session, the task and its dead letter: committed

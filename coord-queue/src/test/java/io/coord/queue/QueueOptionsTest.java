@@ -22,6 +22,8 @@ class QueueOptionsTest {
         assertEquals(1, o.lanes());
         assertEquals(10_000, o.depthCap());
         assertTrue(o.consumerName().contains("@"), o.consumerName());
+        assertEquals(Duration.ofHours(1), o.idempotencyWindow());
+        assertEquals(5_000, o.idempotencyKeys());
     }
 
     @Test
@@ -38,6 +40,10 @@ class QueueOptionsTest {
         assertThrows(ConfigurationException.class,
                 () -> QueueOptions.builder().backoff(Duration.ofSeconds(5), Duration.ofSeconds(1)).build());
         assertThrows(ConfigurationException.class, () -> QueueOptions.builder().backoffJitter(2).build());
+        assertTrue(assertThrows(ConfigurationException.class, () -> QueueOptions.builder().idempotencyWindow(Duration.ZERO)
+                .build()).getMessage().contains("idempotencyWindow"));
+        assertTrue(assertThrows(ConfigurationException.class, () -> QueueOptions.builder().idempotencyKeys(50_001).build())
+                .getMessage().contains("50001"));
     }
 
     @Test

@@ -129,31 +129,33 @@ class ReplyLossIT {
 
     /**
      * The chaos suite's finding: the enqueue's reply is lost, a fast consumer completes the task
-     * (deleting its key) before the producer is back, and then a retry of the same transaction
-     * would succeed and add the task a second time. The producer is kept from reconnecting (its
-     * proxy refuses connections from the moment the reply is dropped) until the task is done, so
-     * the race goes the bad way every time.
+     * before the producer is back, and then a retry of the same transaction would succeed and add
+     * the task a second time. The producer is kept from reconnecting (its proxy refuses connections
+     * from the moment the reply is dropped) until the task is done, so the race goes the bad way
+     * every time.
+     *
+     * <p>Issue 17 part 3: the completion remembered the key (the idempotency window), so the
+     * enqueue's look finds it and reports "already completed" with the original id, not "outcome
+     * unknown" (without the window the key is gone and the call throws ConnectionLostException),
+     * and a later retry by the caller says the same without adding a task.
      */
     @Test
-    void anEnqueueWhoseTaskWasDoneBeforeItsLostReplyCameBackIsNeverAddedTwice() throws Exception {
+    void aKeyedEnqueueWhoseTaskWasDoneBeforeItsLostReplyCameBackReportsAlreadyCompletedAndIsNeverAddedTwice() throws Exception {
         ExecutorService caller = Executors.newSingleThreadExecutor();
         try (ClientProxy proxy = ClientProxy.to(server.connectString());
-             CoordClient producer = CoordClient.connect(CoordSettings.builder().connectString(proxy.connectString())
-                     .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10)).build());
+             CoordClient producer = clientVia(proxy, Duration.ofSeconds(10));
              TaskQueue<Job> producerQueue = TaskQueue.open(producer, "jobs", io.coord.Codec.json(Job.class), QueueOptions.defaults())) {
+            TaskSpec spec = TaskSpec.defaults().idempotencyKey("fast-1");
             server.dropNextMultiReply(proxy::refuse);
-            Future<TaskId> call = caller.submit(() -> producerQueue.enqueue(new Job("fast", 1), "fast-1"));
+            Future<EnqueueResult> call = caller.submit(() -> producerQueue.submit(new Job("fast", 1), spec));
             TaskClaim<Job> claim = queue.claim(Awaits.scaled(Duration.ofSeconds(15))).orElseThrow();
             assertEquals(1, server.droppedReplies(), "the enqueue's reply was lost");
             claim.complete();
             proxy.accept();
 
-            try {
-                TaskId id = call.get(Awaits.scaled(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
-                assertEquals(claim.id(), id, "an enqueue that returns names the one task it added");
-            } catch (ExecutionException e) {
-                assertInstanceOf(ConnectionLostException.class, e.getCause(), "indeterminate, and said so");
-            }
+            EnqueueResult result = call.get(Awaits.scaled(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
+            assertEquals(new EnqueueResult(claim.id(), EnqueueResult.Outcome.ALREADY_COMPLETED), result);
+            assertEquals(result, producerQueue.submit(new Job("fast", 2), spec), "the caller's retry too");
             assertTrue(queue.tasks().isEmpty(), "the one enqueue added its task once: " + queue.tasks());
             assertTrue(queue.deadLetters().isEmpty());
         } finally {
@@ -161,6 +163,7 @@ class ReplyLossIT {
             assertTrue(caller.awaitTermination(Awaits.scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS));
         }
     }
+
     /**
      * Runs {@code ending} on {@code consumer}'s claim while the server applies it and loses its
      * reply, and the consumer is kept away (its proxy refuses connections) until the server has
@@ -202,8 +205,12 @@ class ReplyLossIT {
     }
 
     private static CoordClient shortSessionVia(ClientProxy proxy) throws InterruptedException {
+        return clientVia(proxy, Duration.ofSeconds(2));
+    }
+
+    private static CoordClient clientVia(ClientProxy proxy, Duration session) throws InterruptedException {
         return CoordClient.connect(CoordSettings.builder().connectString(proxy.connectString())
-                .sessionTimeout(Duration.ofSeconds(2)).connectionTimeout(Duration.ofSeconds(10)).build());
+                .sessionTimeout(session).connectionTimeout(Duration.ofSeconds(10)).build());
     }
 
     /**
