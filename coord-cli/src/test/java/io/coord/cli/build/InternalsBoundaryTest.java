@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
  *   <li>no public type outside {@code io.coord.internal} names an internal type in its public
  *       surface (supertypes, public or protected fields, methods, constructors, their generic
  *       signatures and exceptions, members inherited from a hidden superclass);
- *   <li>every module's jar carries its {@code Automatic-Module-Name}, {@code io.coord.<module>}.
+ *   <li>every module's jar carries its {@code Automatic-Module-Name}, {@code io.coord.<module>} (hyphens become dots).
  * </ul>
  */
 class InternalsBoundaryTest {
@@ -50,8 +50,8 @@ class InternalsBoundaryTest {
     /** May use io.coord.internal: the package's home and the recipes it is shared by. */
     private static final Set<String> ALLOWED = Set.of("coord-core", "coord-lock", "coord-election", "coord-membership",
             "coord-naming", "coord-queue", "coord-barrier", "coord-config");
-    private static final Pattern MODULE_DIR = Pattern.compile(".*[/\\\\](coord-[a-z]+)[/\\\\]target[/\\\\]classes[/\\\\]?");
-    private static final Pattern MODULE_JAR = Pattern.compile(".*[/\\\\](coord-[a-z]+)-[0-9][^/\\\\]*(?<!-tests)\\.jar");
+    private static final Pattern MODULE_DIR = Pattern.compile(".*[/\\\\](coord-[a-z]+(?:-[a-z]+)*)[/\\\\]target[/\\\\]classes[/\\\\]?");
+    private static final Pattern MODULE_JAR = Pattern.compile(".*[/\\\\](coord-[a-z]+(?:-[a-z]+)*)-[0-9][^/\\\\]*(?<!-tests)\\.jar");
 
     /** Every jar-packaged module of the reactor: its main output on this classpath (a classes directory or its jar). */
     private static Map<String, Path> outputs;
@@ -187,8 +187,9 @@ class InternalsBoundaryTest {
                 + modules.size() + " POMs");
     }
 
+    /** {@code coord-lock} is {@code io.coord.lock}, {@code coord-spring-boot-starter} is {@code io.coord.spring.boot.starter}. */
     private static String moduleName(String module) {
-        return "io.coord." + module.substring("coord-".length());
+        return "io.coord." + module.substring("coord-".length()).replace('-', '.');
     }
 
     /** The reactor's modules that build a jar (coord-bom is a POM), from the parent POM. */
