@@ -38,10 +38,19 @@ import java.util.Set;
  * @param maxProcessing how long a {@link TaskWorker} keeps extending the claim of a running
  *                      handler (default 30 min, only with a claim timeout); a handler still running
  *                      after it is taken for hung: its claim times out and the task is redelivered
+ * @param maxDeliveries how many deliveries of a task may end without a {@code complete()} or
+ *                      {@code fail()} (its consumer died, its claim timed out, or it was released)
+ *                      before the next consumer about to claim it moves it to the dead letters
+ *                      instead of handing it out (default {@value #DEFAULT_MAX_DELIVERIES}; 0 turns
+ *                      it off). On by default because without it a task that always hangs or
+ *                      always kills its consumer is redelivered forever, each time costing a claim
+ *                      or session timeout; 10 is far above what a healthy task sees (a few
+ *                      redeliveries around a deploy or a crash). Like SQS's {@code maxReceiveCount},
+ *                      but deliveries ended by {@code fail()} are left to {@code maxRetries}
  */
 public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBase, Duration backoffMax,
                            double backoffJitter, int lanes, int depthCap, String consumerName, Clock clock,
-                           Duration shutdownGrace, Duration claimTimeout, Duration maxProcessing) {
+                           Duration shutdownGrace, Duration claimTimeout, Duration maxProcessing, int maxDeliveries) {
     public static final int DEFAULT_MAX_TASK_BYTES = 64 * 1024;
     /** Room left in a znode for the task's own fields (attempts, times, last error) around the payload. */
     public static final int MAX_TASK_BYTES = 1_000_000 - 16 * 1024;
@@ -57,6 +66,7 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
     public static final long MIN_CLAIM_TIMEOUT_MILLIS = 1_000;
     public static final Duration MAX_CLAIM_TIMEOUT = Duration.ofHours(24);
     public static final Duration DEFAULT_MAX_PROCESSING = Duration.ofMinutes(30);
+    public static final int DEFAULT_MAX_DELIVERIES = 10;
 
     public QueueOptions {
         if (maxTaskBytes < 1 || maxTaskBytes > MAX_TASK_BYTES) {
@@ -86,6 +96,13 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         checkClaimTimeout(claimTimeout);
         if (maxProcessing == null || maxProcessing.isNegative() || maxProcessing.isZero()) {
             throw new ConfigurationException("maxProcessing must be > 0, got " + maxProcessing);
+        }
+        checkMaxDeliveries(maxDeliveries);
+    }
+
+    private static void checkMaxDeliveries(int value) {
+        if (value < 0) {
+            throw new ConfigurationException("maxDeliveries must be 0 (off) or >= 1, got " + value);
         }
     }
 
@@ -126,6 +143,7 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         b.shutdownGrace = shutdownGrace;
         b.claimTimeout = claimTimeout;
         b.maxProcessing = claimsTimeOut() ? maxProcessing : null; // the default, which needs no timeout
+        b.maxDeliveries = maxDeliveries;
         return b;
     }
 
@@ -147,6 +165,7 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         private Duration shutdownGrace;
         private Duration claimTimeout;
         private Duration maxProcessing;
+        private Integer maxDeliveries;
         private final Set<String> set = new HashSet<>();
 
         private Builder() {
@@ -232,6 +251,14 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
             return this;
         }
 
+        /** Deliveries without an ending before a task is dead-lettered; 0 turns it off. See the record. */
+        public Builder maxDeliveries(int value) {
+            once("maxDeliveries");
+            checkMaxDeliveries(value);
+            maxDeliveries = value;
+            return this;
+        }
+
         public QueueOptions build() {
             boolean timeout = claimTimeout != null && !claimTimeout.isZero();
             if (maxProcessing != null && !timeout) {
@@ -250,7 +277,8 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
                     clock == null ? Clock.systemUTC() : clock,
                     shutdownGrace == null ? Duration.ofSeconds(30) : shutdownGrace,
                     claimTimeout == null ? Duration.ZERO : claimTimeout,
-                    maxProcessing == null ? DEFAULT_MAX_PROCESSING : maxProcessing);
+                    maxProcessing == null ? DEFAULT_MAX_PROCESSING : maxProcessing,
+                    maxDeliveries == null ? DEFAULT_MAX_DELIVERIES : maxDeliveries);
         }
 
         private static String defaultConsumerName() {
