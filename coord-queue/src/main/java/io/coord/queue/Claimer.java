@@ -237,7 +237,18 @@ final class Claimer<T> {
         } catch (CodecException e) {
             // Not a T: no consumer of this type can ever process it, so retrying is pointless; it goes
             // to the dead letters now, payload as it is, with the decode error as its last error.
-            deadLetterClaimed(p, version, e.getMessage());
+            String error = "payload cannot be decoded: " + e.getMessage();
+            deadLetterClaimed(p, version, error, "cannot be decoded (" + e.getMessage() + ")");
+            return Optional.empty();
+        }
+        int unended = unendedBefore(p.claimed());
+        if (queue.options.maxDeliveries() > 0 && unended >= queue.options.maxDeliveries()) {
+            // It hung or killed every consumer it was handed to: handed out again it would most likely
+            // cost another claim or session timeout. Dead-lettered by the consumer that won this claim,
+            // so exactly once among racing consumers; payload as it is, so it can be requeued once fixed.
+            String error = "delivered " + unended + " times without an ending (consumers died or their claims timed out;"
+                    + " maxDeliveries is " + queue.options.maxDeliveries() + ")";
+            deadLetterClaimed(p, version, error, "was " + error);
             return Optional.empty();
         }
         NodeLease lease = new NodeLease(zk, p.session(), new FencingToken(czxid, p.claimPath()));
@@ -246,17 +257,33 @@ final class Claimer<T> {
         return Optional.of(handle);
     }
 
-    private void deadLetterClaimed(Prepared p, int version, String error) {
-        TaskRecord dead = p.claimed().undecodable("payload cannot be decoded: " + error, queue.options.clock().millis());
+    /**
+     * Deliveries of a task that ended neither in {@code complete()} (which deletes it) nor in
+     * {@code fail()} (which counts an attempt): its consumer died, its claim timed out, or it was
+     * released. {@code claimed} is the record written by the claim being adopted, which counts
+     * that claim as a delivery too, so it is left out.
+     */
+    static int unendedBefore(TaskRecord claimed) {
+        return claimed.deliveries() - 1 - claimed.attempts();
+    }
+
+    /**
+     * Moves the task our claim {@code p} holds at {@code version} to the dead letters with the last
+     * error {@code error} (the dead-lettering of {@link PoisonTasks}, which {@code why} completes in
+     * its log lines: "task … {why} and was moved"). The dead letter keeps the claim's delivery
+     * count, which tells a stale claimer's lost-reply look ({@link EndingOutcome}) it is not its own.
+     */
+    private void deadLetterClaimed(Prepared p, int version, String error, String why) {
+        TaskRecord dead = p.claimed().deadWithoutAttempt(error, queue.options.clock().millis());
         boolean moved = false;
         try {
             moved = queue.poison().moveClaimed(p.task(), p.claimPath(), version,
-                    queue.codec.encode(layout.deadLetter(p.task()), dead), dead.key(), error);
+                    queue.codec.encode(layout.deadLetter(p.task()), dead), dead.key(), why);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
-            LOG.warn("could not move task {} with an undecodable payload to the dead letters now; its next claim tries again",
-                    layout.task(p.task()), e);
+            LOG.warn("could not move task {} (it {}) to the dead letters now; its next claim tries again",
+                    layout.task(p.task()), why, e);
         } finally {
             if (!moved) {
                 discard(p);

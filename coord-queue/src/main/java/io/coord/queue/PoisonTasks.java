@@ -35,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * a record whose payload is not a {@code T} goes as a dead letter with the decode error as its last
  * error, payload unchanged. Runs on consumer threads, in {@code claim()}: never on ZooKeeper's
  * event thread, where the watch finds these tasks ({@link TaskIndex#taskPoisoned}).
+ *
+ * <p>{@link #moveClaimed} is also the move of the other kind of poison task, found by
+ * {@link Claimer} once a claim is made: one that hangs or kills every consumer it is handed to,
+ * delivered {@link QueueOptions#maxDeliveries()} times without an ending.
  */
 final class PoisonTasks<T> {
     private static final Logger LOG = LoggerFactory.getLogger(PoisonTasks.class);
@@ -123,7 +127,8 @@ final class PoisonTasks<T> {
                 return false;
             }
         }
-        return moveClaimed(name, claimPath, claimed.getVersion(), bad.data(), keyOf(name, bad.data(), claimed.getCzxid()), bad.error());
+        return moveClaimed(name, claimPath, claimed.getVersion(), bad.data(), keyOf(name, bad.data(), claimed.getCzxid()),
+                "cannot be decoded (" + bad.error() + ")");
     }
 
     /**
@@ -180,9 +185,11 @@ final class PoisonTasks<T> {
      * The second transaction: with our claim {@code claimPath} on task {@code name} at
      * {@code version}, replaces the task by the dead letter {@code dead}, deleting its key node
      * {@code key} if known (as the task's last ending does). False if it did not commit (the claim
-     * is then deleted).
+     * is then deleted). {@code why} says what is wrong with the task in the log lines ("task … {why}
+     * and was moved"). Also moves tasks delivered {@link QueueOptions#maxDeliveries()} times
+     * without an ending ({@link Claimer}): poison of the other kind, which hangs or kills its consumers.
      */
-    boolean moveClaimed(String name, CoordPath claimPath, int version, byte[] dead, String key, String error)
+    boolean moveClaimed(String name, CoordPath claimPath, int version, byte[] dead, String key, String why)
             throws InterruptedException {
         CoordPath taskPath = layout.task(name);
         CoordPath deadPath = layout.deadLetter(name);
@@ -198,11 +205,11 @@ final class PoisonTasks<T> {
             Txn.commit(zk, taskPath, ops);
         } catch (KeeperException e) {
             if (key != null && Txn.failedIndex(e) == 3 && e.code() == KeeperException.Code.NONODE) {
-                return moveClaimed(name, claimPath, version, dead, null, error); // no key node: move it without
+                return moveClaimed(name, claimPath, version, dead, null, why); // no key node: move it without
             }
             if (Txn.failedIndex(e) == 2 && e.code() == KeeperException.Code.NODEEXISTS && deadNameTaken.add(name)) {
-                LOG.warn("task {} cannot be decoded and cannot be moved to the dead letters: {} exists already (not made by"
-                        + " this queue); delete or rename it and the task moves: {}", taskPath, deadPath, error);
+                LOG.warn("task {} {} and cannot be moved to the dead letters: {} exists already (not made by"
+                        + " this queue); delete or rename it and the task moves", taskPath, why, deadPath);
             }
             // After a lost reply Curator sends it again, which then fails at our claim: look whether the first send moved it.
             if (exists(taskPath) != null || exists(deadPath) == null) {
@@ -212,7 +219,7 @@ final class PoisonTasks<T> {
         }
         queue.index().finishedHere(name);
         queue.metrics.deadLettered();
-        LOG.warn("task {} cannot be decoded and was moved to the dead letters: {}", taskPath, error);
+        LOG.warn("task {} {} and was moved to the dead letters", taskPath, why);
         return true;
     }
 

@@ -46,11 +46,20 @@ import java.util.Set;
  *                      {@value #DEFAULT_IDEMPOTENCY_KEYS}); past it the oldest completions are
  *                      forgotten first, even inside the window. Held after each keyed enqueue;
  *                      completions in between may go past it until the next one
+ * @param maxDeliveries how many deliveries of a task may end without a {@code complete()} or
+ *                      {@code fail()} (its consumer died, its claim timed out, or it was released)
+ *                      before the next consumer about to claim it moves it to the dead letters
+ *                      instead of handing it out (default {@value #DEFAULT_MAX_DELIVERIES}; 0 turns
+ *                      it off). On by default because without it a task that always hangs or
+ *                      always kills its consumer is redelivered forever, each time costing a claim
+ *                      or session timeout; 10 is far above what a healthy task sees (a few
+ *                      redeliveries around a deploy or a crash). Like SQS's {@code maxReceiveCount},
+ *                      but deliveries ended by {@code fail()} are left to {@code maxRetries}
  */
 public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBase, Duration backoffMax,
                            double backoffJitter, int lanes, int depthCap, String consumerName, Clock clock,
                            Duration shutdownGrace, Duration claimTimeout, Duration maxProcessing,
-                           Duration idempotencyWindow, int idempotencyKeys) {
+                           Duration idempotencyWindow, int idempotencyKeys, int maxDeliveries) {
     public static final int DEFAULT_MAX_TASK_BYTES = 64 * 1024;
     /** Room left in a znode for the task's own fields (attempts, times, last error) around the payload. */
     public static final int MAX_TASK_BYTES = 1_000_000 - 16 * 1024;
@@ -75,6 +84,7 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
      * with long keys keep the bound well below this.
      */
     public static final int MAX_IDEMPOTENCY_KEYS = 50_000;
+    public static final int DEFAULT_MAX_DELIVERIES = 10;
 
     public QueueOptions {
         if (maxTaskBytes < 1 || maxTaskBytes > MAX_TASK_BYTES) {
@@ -111,6 +121,13 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         if (idempotencyKeys < 1 || idempotencyKeys > MAX_IDEMPOTENCY_KEYS) {
             throw new ConfigurationException("idempotencyKeys must be within 1.." + MAX_IDEMPOTENCY_KEYS + ", got "
                     + idempotencyKeys);
+        }
+        checkMaxDeliveries(maxDeliveries);
+    }
+
+    private static void checkMaxDeliveries(int value) {
+        if (value < 0) {
+            throw new ConfigurationException("maxDeliveries must be 0 (off) or >= 1, got " + value);
         }
     }
 
@@ -153,6 +170,7 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         b.maxProcessing = claimsTimeOut() ? maxProcessing : null; // the default, which needs no timeout
         b.idempotencyWindow = idempotencyWindow;
         b.idempotencyKeys = idempotencyKeys;
+        b.maxDeliveries = maxDeliveries;
         return b;
     }
 
@@ -176,6 +194,7 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         private Duration maxProcessing;
         private Duration idempotencyWindow;
         private Integer idempotencyKeys;
+        private Integer maxDeliveries;
         private final Set<String> set = new HashSet<>();
 
         private Builder() {
@@ -273,6 +292,14 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
             return this;
         }
 
+        /** Deliveries without an ending before a task is dead-lettered; 0 turns it off. See the record. */
+        public Builder maxDeliveries(int value) {
+            once("maxDeliveries");
+            checkMaxDeliveries(value);
+            maxDeliveries = value;
+            return this;
+        }
+
         public QueueOptions build() {
             boolean timeout = claimTimeout != null && !claimTimeout.isZero();
             if (maxProcessing != null && !timeout) {
@@ -293,7 +320,8 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
                     claimTimeout == null ? Duration.ZERO : claimTimeout,
                     maxProcessing == null ? DEFAULT_MAX_PROCESSING : maxProcessing,
                     idempotencyWindow == null ? Duration.ofHours(1) : idempotencyWindow,
-                    idempotencyKeys == null ? DEFAULT_IDEMPOTENCY_KEYS : idempotencyKeys);
+                    idempotencyKeys == null ? DEFAULT_IDEMPOTENCY_KEYS : idempotencyKeys,
+                    maxDeliveries == null ? DEFAULT_MAX_DELIVERIES : maxDeliveries);
         }
 
         private static String defaultConsumerName() {

@@ -31,6 +31,7 @@ public record Task<T>(TaskId id, State state, T payload, int lane, Instant enque
      * PROCESSING ──fail(), attempts ≤ maxRetries──▶ PENDING (after a backoff)
      * PROCESSING ──fail(), attempts &gt; maxRetries──▶ DEAD
      * PROCESSING ──release(), or the consumer's session ends──▶ PENDING
+     * PENDING ──claim() after maxDeliveries deliveries that ended without complete() or fail()──▶ DEAD
      * DEAD ──requeue()──▶ PENDING (a new task id, at the back)     DEAD ──purge──▶ (gone)
      * </pre>
      */

@@ -60,8 +60,11 @@ record TaskRecord(JsonNode payload, int lane, long enqueuedAt, Long notBefore, i
                 null, null, null, now);
     }
 
-    /** A task no consumer can decode, as a dead letter: not an attempt, so attempts stay. */
-    TaskRecord undecodable(String reason, long now) {
+    /**
+     * A task given up on without a {@code fail()} (no consumer can decode it, or it was delivered
+     * {@code maxDeliveries} times without an ending), as a dead letter: not an attempt, so attempts stay.
+     */
+    TaskRecord deadWithoutAttempt(String reason, long now) {
         return new TaskRecord(payload, lane, enqueuedAt, null, attempts, deliveries, maxRetries, key, cut(reason),
                 null, null, null, now);
     }

@@ -35,6 +35,17 @@
  *       claimable again after an exponential backoff (base, cap, jitter in {@code QueueOptions}),
  *       otherwise it moves to the dead letters in the same transaction, with the reason. A
  *       consumer's death or {@code release()} is not an attempt.
+ *   <li><b>Max deliveries</b> ({@code QueueOptions.maxDeliveries}, default 10, 0 turns it off). A
+ *       task whose deliveries ended without {@code complete()} or {@code fail()} (its consumer
+ *       died, its claim timed out, or it was released) that many times is not handed out again:
+ *       the next consumer about to claim it moves it to the dead letters (claim, then the poison
+ *       move below, so exactly once among racing consumers), payload intact, its key deleted as
+ *       at the last failure, with the last error "delivered N times without an ending (consumers
+ *       died or their claims timed out; maxDeliveries is M)". So a task that always hangs or
+ *       always kills its consumer ends, instead of costing a claim or session timeout forever.
+ *       Deliveries ended by {@code fail()} are counted by {@code maxRetries}, not here. The dead
+ *       letter's {@code deliveries} counts the claim that moved it; {@code requeue} starts the
+ *       task afresh (attempts and deliveries 0).
  *   <li><b>Idempotent enqueue, with a window.</b> With a key, an enqueue does nothing while a
  *       task with that key is pending or processing, nor for
  *       {@link io.coord.queue.QueueOptions#idempotencyWindow()} (default 1 h) after it completed,
@@ -98,6 +109,8 @@
  * requeue   multi(delete dead/{task} @ version, create keys/…, create tasks/task- SEQUENTIAL)
  * poison    claim: multi(create claims/{task}~{unique} EPHEMERAL, setData tasks/{task} = same bytes @ version read)
  *           then:  multi(delete claim, delete tasks/{task} @ version claimed, create dead/{task}, delete keys/…)
+ * delivered the claim above, then the poison move (a payload of another type, or a task past maxDeliveries)
+ * out
  * extend    setData claims/{claim} @ version (timeoutMillis = the extension)
  * take over delete claims/{claim} @ version read, once past its deadline (see below)
  * </pre>

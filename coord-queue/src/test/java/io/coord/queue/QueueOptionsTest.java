@@ -69,6 +69,18 @@ class QueueOptionsTest {
     }
 
     @Test
+    void maxDeliveriesIsTenByDefaultZeroTurnsItOffAndABadValueFailsNamingIt() {
+        assertEquals(QueueOptions.DEFAULT_MAX_DELIVERIES, QueueOptions.defaults().maxDeliveries());
+        assertEquals(10, QueueOptions.DEFAULT_MAX_DELIVERIES);
+        assertEquals(0, QueueOptions.builder().maxDeliveries(0).build().maxDeliveries());
+        ConfigurationException bad = assertThrows(ConfigurationException.class, () -> QueueOptions.builder().maxDeliveries(-2));
+        assertTrue(bad.getMessage().contains("maxDeliveries") && bad.getMessage().contains("-2"), bad.getMessage());
+        assertEquals(3, QueueOptions.builder().maxDeliveries(3).build().toBuilder().lanes(2).build().maxDeliveries(),
+                "a variant keeps it");
+        assertThrows(ConfigurationException.class, () -> QueueOptions.builder().maxDeliveries(3).maxDeliveries(4));
+    }
+
+    @Test
     void claimNodeDataCarriesItsTimeout() {
         assertEquals(1500, ClaimTimeouts.timeoutMillis(ClaimTimeouts.claimInfo("task-0000000001", "w", 1, 1500)));
         assertEquals(0, ClaimTimeouts.timeoutMillis(ClaimTimeouts.claimInfo("task-0000000001", "w", 1, 0)));
