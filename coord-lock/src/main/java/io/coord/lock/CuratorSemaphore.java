@@ -87,7 +87,7 @@ public final class CuratorSemaphore {
     }
 
     private Optional<CoordLease> one(long timeoutNanos) throws InterruptedException {
-        return AcrossSessions.acquire(semaphore.retry(), semaphore.path(), semaphore::acquireNanos, timeoutNanos)
+        return AcrossSessions.acquire(semaphore.zk(), semaphore.path(), semaphore::acquireNanos, timeoutNanos)
                 .map(lease -> new ViewLease(lease, semaphore));
     }
 

@@ -14,7 +14,8 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * no state between acquisitions besides its {@linkplain #asInterProcessLock() Curator view}'s
  * per-thread holds.
  *
- * <p>Waiting: every wait has a bound or ends on interrupt, and a waiter that gives up (timeout,
+ * <p>Waiting: every wait has a bound or ends on interrupt (but {@link #asLock()}'s {@code lock()},
+ * which j.u.c's contract makes wait until granted or failed), and a waiter that gives up (timeout,
  * interrupt, session end) deletes its node before it returns — no orphan waits in the queue.
  * While the connection is SUSPENDED a waiter keeps waiting (its watch survives a reconnect on the
  * same session); if the session ends, the wait fails with {@link io.coord.SessionExpiredException}.
@@ -58,7 +59,19 @@ public interface DistributedLock {
     CuratorLock asInterProcessLock();
 
     /**
-     * The lease the {@linkplain #asInterProcessLock() Curator view} holds for the calling thread,
+     * A view with {@link java.util.concurrent.locks.Lock}'s contract, for code written against
+     * j.u.c (see {@link JucLock} for interrupts, session ends, a LOST hold's {@code unlock()} and
+     * the refused {@code newCondition()}). Holds belong to threads and are reentrant per thread;
+     * they are the {@linkplain #asInterProcessLock() Curator view}'s holds, so a thread holds
+     * through either view, and {@link #heldByCurrentThread()} gives the lease of both. A half of a
+     * {@link ReadWriteLock} has its own, with that half's rules (a read under the thread's write
+     * at once, an upgrade refused). The same object every call.
+     */
+    JucLock asLock();
+
+    /**
+     * The lease the {@linkplain #asInterProcessLock() Curator view} or the {@linkplain #asLock()
+     * Lock view} holds for the calling thread,
      * if any: its token to fence with, and its state (UNCERTAIN while SUSPENDED, LOST for good).
      */
     Optional<LockLease> heldByCurrentThread();

@@ -1,13 +1,13 @@
 package io.coord.lock;
 
 import io.coord.CoordPath;
+import io.coord.LockLostException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
-import org.apache.curator.RetryPolicy;
 
 /**
  * Curator's {@link InterProcessLock} contract over Coord leases: holds belong to threads and are
@@ -29,7 +29,6 @@ final class ThreadView implements CuratorLock {
     private final CoordPath path;
     private final String what;
     private final AcrossSessions.Acquirer acquirer;
-    private final RetryPolicy retry;
     private final ZkLockQueue queue;
     private final Predicate<String> participant;
     private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
@@ -43,27 +42,32 @@ final class ThreadView implements CuratorLock {
         this.path = queue.path();
         this.what = what;
         this.acquirer = acquirer;
-        this.retry = queue.retry();
         this.participant = participant;
     }
 
     @Override
     public void acquire() throws Exception {
-        if (!acquire(-1)) {
+        if (!acquireNanos(-1)) {
             throw new IllegalStateException("unbounded acquire of " + what + " " + path + " returned without the lock");
         }
     }
 
     @Override
     public boolean acquire(long time, TimeUnit unit) throws Exception {
-        return acquire(Math.max(0, unit.toNanos(time)));
+        return acquireNanos(Math.max(0, unit.toNanos(time)));
     }
 
-    private boolean acquire(long timeoutNanos) throws InterruptedException {
+    /** Acquires for the calling thread; {@code timeoutNanos} < 0 waits until granted, interrupted or failed. */
+    boolean acquireNanos(long timeoutNanos) throws InterruptedException {
         Hold hold = holds.get(Thread.currentThread());
         if (hold != null) {
             // Reentry: only onto a lease that is still certainly ours.
-            hold.lease.checkValid();
+            try {
+                hold.lease.checkValid();
+            } catch (LockLostException e) {
+                throw new LockLostException("thread \"" + Thread.currentThread().getName() + "\" cannot re-enter " + what + " "
+                        + path + ": its hold " + e.getMessage() + ". Release that hold (it still counts once), then acquire again", e);
+            }
             hold.count++;
             return true;
         }
@@ -74,7 +78,7 @@ final class ThreadView implements CuratorLock {
 
     /** Starts again on a new session when the waiter's ends, as InterProcessMutex does ({@link AcrossSessions}). */
     private Optional<LockLease> acquireAcrossSessions(long timeoutNanos) throws InterruptedException {
-        return AcrossSessions.acquire(retry, path, acquirer, timeoutNanos);
+        return AcrossSessions.acquire(queue.zk(), path, acquirer, timeoutNanos);
     }
 
     @Override
@@ -85,13 +89,22 @@ final class ThreadView implements CuratorLock {
             String owners = holds.keySet().stream().map(t -> "\"" + t.getName() + "\"").collect(Collectors.joining(", "));
             throw new IllegalMonitorStateException("thread \"" + me.getName() + "\" does not hold " + what + " " + path
                     + (owners.isEmpty() ? "; no thread of this process holds it" : "; it is held here by thread " + owners)
-                    + ". The Curator view's holds belong to the thread that acquired them; to release from another"
+                    + ". The Curator and Lock views' holds belong to the thread that acquired them; to release from another"
                     + " thread, use the LockLease API (acquire(Duration) returns a handle any thread may close)");
         }
         if (--hold.count == 0) {
             holds.remove(me);
             hold.lease.close();
         }
+    }
+
+    CoordPath path() {
+        return path;
+    }
+
+    /** What the lock is called in messages: "lock", "read lock", "write lock". */
+    String what() {
+        return what;
     }
 
     @Override

@@ -290,13 +290,4 @@ final class ZkLockQueue {
                         .thenComparing(java.util.Comparator.naturalOrder()))
                 .map(n -> path.value() + "/" + n).toList();
     }
-
-    /**
-     * The Curator client's retry policy (built from {@link io.coord.RetrySettings} for a client Coord
-     * made, the caller's own for a wrapped one): how often the Curator view starts a wait again
-     * after its session ended, as InterProcessMutex asks the same policy.
-     */
-    org.apache.curator.RetryPolicy retry() {
-        return zk.curator().getZookeeperClient().getRetryPolicy();
-    }
 }

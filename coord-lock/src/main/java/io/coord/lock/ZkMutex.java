@@ -14,10 +14,12 @@ final class ZkMutex implements DistributedLock {
     private final ZkLockQueue queue;
     private final OpenHolds open = new OpenHolds();
     private final ThreadView view;
+    private final JucView jucView;
 
     ZkMutex(ZkLockQueue queue) {
         this.queue = queue;
         this.view = new ThreadView(queue, "lock", this::acquireNanos, node -> true);
+        this.jucView = new JucView(view);
     }
 
     @Override
@@ -50,6 +52,11 @@ final class ZkMutex implements DistributedLock {
     @Override
     public CuratorLock asInterProcessLock() {
         return view;
+    }
+
+    @Override
+    public JucLock asLock() {
+        return jucView;
     }
 
     @Override

@@ -83,12 +83,14 @@ final class ZkReadWriteLock implements ReadWriteLock {
     private final class Side implements DistributedLock {
         private final WaitRule.Type type;
         private final ThreadView view;
+        private final JucView jucView;
 
         Side(WaitRule.Type type) {
             this.type = type;
             // Curator's half lists the nodes whose full path contains its lock name (its
             // InternalInterProcessMutex filters the mutex's list so), so the halves answer as Curator's on any path.
             this.view = new ThreadView(queue, type.label() + " lock", this::acquireNanos, node -> node.contains(type.prefix));
+            this.jucView = new JucView(view);
         }
 
         @Override
@@ -135,6 +137,11 @@ final class ZkReadWriteLock implements ReadWriteLock {
         @Override
         public CuratorLock asInterProcessLock() {
             return view;
+        }
+
+        @Override
+        public JucLock asLock() {
+            return jucView;
         }
 
         @Override

@@ -221,11 +221,6 @@ final class ZkSemaphore implements Semaphore {
         return zk;
     }
 
-    /** The Curator client's retry policy: how often the Curator view queues again after its session ended. */
-    org.apache.curator.RetryPolicy retry() {
-        return gate.retry();
-    }
-
     @Override
     public String toString() {
         return "Semaphore[" + path + ", " + permits + " permits]";

@@ -15,8 +15,9 @@
  *   <li><b>Fair.</b> Waiters are granted in the order their nodes were created. A release wakes
  *       only the next waiter (each waiter watches one node; a semaphore admits one client at a
  *       time through its gate, and only that client watches the leases) — no herd.
- *   <li><b>Bounded, clean waits.</b> Every wait has a bound or ends on interrupt; a waiter that
- *       gives up removes its own node before returning.
+ *   <li><b>Bounded, clean waits.</b> Every wait has a bound or ends on interrupt (one exception,
+ *       by j.u.c's contract: the {@code Lock} view's {@code lock()}, which waits until granted or
+ *       failed); a waiter that gives up removes its own node before returning.
  *   <li><b>Handles own leases.</b> {@link io.coord.lock.LockLease} may be closed from any thread;
  *       nesting is explicit ({@link io.coord.lock.LockLease#reenter()}). The Curator view
  *       ({@link io.coord.lock.DistributedLock#asInterProcessLock()}, a
@@ -27,6 +28,13 @@
  *       {@link io.coord.lock.CuratorReadWriteLock}) has two such halves, as
  *       InterProcessReadWriteLock has, each listing its own half's nodes; it refuses a
  *       read-to-write upgrade with {@link IllegalStateException} where Curator's waits forever.
+ *       The {@link java.util.concurrent.locks.Lock} view ({@link io.coord.lock.DistributedLock#asLock()},
+ *       a {@link io.coord.lock.JucLock}, on the mutex and on either read-write half) shares the
+ *       Curator view's per-thread holds and follows {@code ReentrantLock}'s interrupt rules:
+ *       {@code lock()} keeps waiting through an interrupt (queueing again) and sets the flag again
+ *       once it holds; {@code unlock()} of a LOST hold does not throw; {@code newCondition()} is
+ *       refused. Both views give each hold's token and loss signal through
+ *       {@code heldByCurrentThread()}.
  * </ul>
  *
  * <h2>Nodes</h2>
@@ -75,9 +83,12 @@
  *   <li><b>LOST</b> (session expired or replaced, or the node deleted by someone else): final.
  *       Listeners get {@code onLost} on their executor; the holder must stop protected work and
  *       acquire again, which yields a higher token. A waiter whose session ends fails with
- *       {@link io.coord.SessionExpiredException}.
+ *       {@link io.coord.SessionExpiredException}; a waiter in a thread-owned view (Curator's or
+ *       the {@code Lock}) queues again on the new session while the client's retry policy allows,
+ *       and fails so, naming the lock, when it gives up or the client is closed.
  *   <li><b>Interrupt</b> while waiting: the node is removed and {@link InterruptedException}
- *       thrown. Held leases are not affected by interrupts.
+ *       thrown (the {@code Lock} view's {@code lock()} and {@code tryLock()} excepted: they go on,
+ *       as j.u.c requires). Held leases are not affected by interrupts.
  *   <li><b>Bounds.</b> An acquire's timeout bounds the wait in the queue; one request made while
  *       the connection is down (the create, a read) may take up to the client's retry budget.
  * </ul>

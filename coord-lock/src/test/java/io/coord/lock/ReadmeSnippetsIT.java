@@ -73,6 +73,18 @@ class ReadmeSnippetsIT {
         assertTrue(fence.highest("prices") > 0, "the snippet wrote fenced");
         assertTrue(rw.writeLock().heldByCurrentThread().isEmpty());
 
+        JucLock ledger = Locks.mutex(client, Locks.path("ledger", "eu")).asLock();
+        if (ledger.tryLock(5, TimeUnit.SECONDS)) {
+            try {
+                fence.enforce("ledger-eu", ledger.heldByCurrentThread().orElseThrow().token());
+                assertTrue(ledger.heldByCurrentThread().isPresent());
+            } finally {
+                ledger.unlock();
+            }
+        }
+        assertTrue(fence.highest("ledger-eu") > 0, "the Lock snippet wrote fenced");
+        assertTrue(ledger.heldByCurrentThread().isEmpty());
+
         List<String> worker = new CopyOnWriteArrayList<>();
         ExecutorService executor = Executors.newSingleThreadExecutor();
         try (LockLease lease = Locks.mutex(client, path).acquire(Duration.ofSeconds(5))) {
