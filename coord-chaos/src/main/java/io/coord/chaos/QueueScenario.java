@@ -511,6 +511,10 @@ final class QueueScenario implements Scenario {
                     staleAccepted.incrementAndGet();
                 }
             }
+        } else {
+            // Counted as missing by the checker; say what the worker was doing (an open finding, docs/CHAOS.md).
+            ctx.out().println("CHAOS-NOTE " + ctx.name() + " paused " + victim.name() + " reported no outcome for " + task
+                    + " within 20 s of go" + victim.log().replace('\n', '|'));
         }
         return true;
     }

@@ -167,6 +167,11 @@ final class QueueWorker implements WorkerLogic {
                     io.send("ERROR " + task + " completion still indeterminate after 20 s");
                     throw indeterminate;
                 }
+            } catch (RuntimeException other) {
+                // Any other failure would otherwise end the handler silently: say what it was.
+                io.send("ERROR " + task + " completion failed: " + other.getClass().getName() + ": "
+                        + String.valueOf(other.getMessage()).replace('\n', ' '));
+                throw other;
             }
         }
     }

@@ -161,8 +161,8 @@ public final class WorkerLink implements AutoCloseable {
 
     /** SIGSTOP (fault F1). */
     public synchronized void pause() {
+        paused = true; // SIGSTOP is sent even if confirming the stop then fails: resume() must still send SIGCONT
         jvm.pause();
-        paused = true;
     }
 
     /** SIGCONT after {@link #pause()}. */

@@ -217,11 +217,19 @@ public final class ChildJvm implements AutoCloseable {
      * and that thread stops the others only when it next runs. On a loaded machine the launcher's
      * idle main thread it picks may wait for a core while another thread still runs; CI saw a child
      * answer a {@code ping} sent after {@code kill -STOP} had returned. So the stop is confirmed in
-     * {@code /proc/<pid>/task/*&#47;stat} (Linux; elsewhere the signal alone has to do).
+     * {@code /proc/<pid>/task/*&#47;stat} (Linux; elsewhere the signal alone has to do). If the stop
+     * cannot be confirmed within 10 s (scaled), the child is sent SIGCONT and this throws: it is
+     * either paused or running, never left stopped behind a failed call.
      */
     public void pause() {
         signal("STOP");
-        awaitEveryThreadStopped(Duration.ofSeconds(10));
+        try {
+            awaitEveryThreadStopped(Duration.ofSeconds(10));
+        } catch (RuntimeException e) {
+            // Either paused or not, never half: a caller whose pause() failed must not leave a child stopped.
+            signal("CONT");
+            throw e;
+        }
     }
 
     private void awaitEveryThreadStopped(Duration timeout) {

@@ -205,8 +205,8 @@ public final class ForkedEnsemble implements AutoCloseable {
 
     /** SIGSTOP of member {@code index} (F7 when it leads). */
     public void pause(int index) {
+        paused[index] = true; // SIGSTOP is sent even if confirming the stop then fails: resume() must still send SIGCONT
         servers[index].pause();
-        paused[index] = true;
     }
 
     /** Whether member {@code index} is stopped by {@link #pause}. */
