@@ -53,7 +53,8 @@ final class ZkElection implements Election {
     private final ExecutorService threads;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** One candidacy or leadership per handle at a time. */
-    private final AtomicBoolean engaged = new AtomicBoolean();
+    /** This handle's one candidacy, leadership or runner (null: free); each engage() takes a new token. */
+    private final AtomicReference<Object> engagement = new AtomicReference<>();
     private final Set<Candidacy> candidacies = ConcurrentHashMap.newKeySet();
     private final Set<ZkLeadership> leaderships = ConcurrentHashMap.newKeySet();
     private final Set<LeaderRunner> runners = ConcurrentHashMap.newKeySet();
@@ -125,8 +126,8 @@ final class ZkElection implements Election {
         if (timeout == null || timeout.isNegative()) {
             throw new IllegalArgumentException("campaign timeout must be >= 0, got " + timeout);
         }
-        engage("campaign");
-        Candidacy candidacy = newCandidacy(() -> engaged.set(false));
+        Runnable disengage = engage("campaign");
+        Candidacy candidacy = newCandidacy(disengage);
         boolean ok = false;
         try {
             long deadline = System.nanoTime() + Math.min(timeout.toNanos(), Long.MAX_VALUE / 4);
@@ -138,15 +139,15 @@ final class ZkElection implements Election {
         } finally {
             forget(candidacy);
             if (!ok) {
-                engaged.set(false);
+                disengage.run();
             }
         }
     }
 
     @Override
     public CompletableFuture<Leadership> campaignAsync() {
-        engage("campaignAsync");
-        Candidacy candidacy = newCandidacy(() -> engaged.set(false));
+        Runnable disengage = engage("campaignAsync");
+        Candidacy candidacy = newCandidacy(disengage);
         CompletableFuture<Leadership> future = new CompletableFuture<>();
         future.whenComplete((l, e) -> {
             if (future.isCancelled()) {
@@ -161,10 +162,10 @@ final class ZkElection implements Election {
                         leadership.resign(); // cancelled just as we won
                     }
                 } catch (InterruptedException e) {
-                    engaged.set(false);
+                    disengage.run();
                     future.completeExceptionally(e);
                 } catch (RuntimeException e) {
-                    engaged.set(false);
+                    disengage.run();
                     future.completeExceptionally(e);
                 } finally {
                     forget(candidacy);
@@ -172,7 +173,7 @@ final class ZkElection implements Election {
             });
         } catch (RuntimeException rejected) {
             forget(candidacy);
-            engaged.set(false);
+            disengage.run();
             throw new CoordException("election " + name + " is closed", rejected);
         }
         return future;
@@ -209,14 +210,14 @@ final class ZkElection implements Election {
     }
 
     private Registration startRunner(LeaderTask task, boolean requeue, String what) {
-        engage(what);
-        LeaderRunner runner = new LeaderRunner(this, task, requeue, () -> engaged.set(false));
+        Runnable disengage = engage(what);
+        LeaderRunner runner = new LeaderRunner(this, task, requeue, disengage);
         runners.add(runner);
         try {
             threads.execute(runner::run);
         } catch (RuntimeException rejected) {
             runners.remove(runner);
-            engaged.set(false);
+            disengage.run();
             throw new CoordException("election " + name + " is closed", rejected);
         }
         return () -> {
@@ -225,14 +226,33 @@ final class ZkElection implements Election {
         };
     }
 
-    private void engage(String what) {
+    /**
+     * Takes this handle for one candidacy, leadership or runner; returns what frees it again (a
+     * no-op once a later engagement took over). A leadership whose lease has ended frees the handle
+     * at once: its end step runs off the event thread, possibly after the caller saw
+     * {@code ended()} complete, and the caller may campaign again right then.
+     */
+    private Runnable engage(String what) {
         if (closed.get()) {
             throw new IllegalStateException("election " + name + " is closed; cannot " + what);
         }
-        if (!engaged.compareAndSet(false, true)) {
-            throw new IllegalStateException("election " + name + " handle already has a candidacy or leadership;"
-                    + " cannot " + what + " again (open another Election handle for another candidate)");
+        Object mine = new Object();
+        while (true) {
+            Object current = engagement.get();
+            if (current != null && !endedButNotYetFreed()) {
+                throw new IllegalStateException("election " + name + " handle already has a candidacy or leadership;"
+                        + " cannot " + what + " again (open another Election handle for another candidate)");
+            }
+            if (engagement.compareAndSet(current, mine)) {
+                return () -> engagement.compareAndSet(mine, null);
+            }
         }
+    }
+
+    /** No candidacy or runner, and every leadership of this handle has ended (its end step still to run). */
+    private boolean endedButNotYetFreed() {
+        return candidacies.isEmpty() && runners.isEmpty() && !leaderships.isEmpty()
+                && leaderships.stream().allMatch(l -> l.state().isTerminal());
     }
 
     /** A new candidacy; {@code onLeadershipEnd} runs once when the leadership it may win ends. */

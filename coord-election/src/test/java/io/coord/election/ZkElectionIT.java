@@ -72,6 +72,42 @@ class ZkElectionIT {
     }
 
     @Test
+    void aHandleWhoseLeadershipEndedCampaignsAgainAtOnceButNotWhileItLeads() throws Exception {
+        // The leadership's end step runs off the event thread, possibly after ended() completed:
+        // the handle must be free the moment the caller sees the end (CI once got "already has a
+        // candidacy or leadership" right after a LOST).
+        Election election = KIT.election(KIT.client(), "again", as("a"));
+        long epoch = 0;
+        for (int round = 0; round < 20; round++) {
+            Leadership l = election.campaign(BUDGET);
+            assertTrue(l.epoch().value() > epoch, "round " + round + ": a new node, a higher epoch");
+            epoch = l.epoch().value();
+            assertThrows(IllegalStateException.class, () -> election.campaign(BUDGET), "round " + round + ": one leadership per handle");
+            l.resign();
+            assertEquals(LeaseState.RELEASED, l.ended().get(BUDGET.toMillis(), TimeUnit.MILLISECONDS));
+        }
+    }
+
+    @Test
+    void aHandleWhoseLeadershipWasLostCampaignsAgainTheMomentItSeesTheLoss() throws Exception {
+        // A leader steps down (LOST) when a foreign node appears; the LOST completes ended() on the
+        // event thread while the leadership's end step runs later on another: a campaign right after
+        // ended() must be judged on the election (refused for the foreign node), not on a handle
+        // still marked busy (IllegalStateException "already has a candidacy or leadership").
+        CoordClient client = KIT.client();
+        Election election = KIT.election(client, "lost-again", as("a"));
+        String foreign = election.path().value() + "/not-a-candidate";
+        for (int round = 0; round < 10; round++) {
+            Leadership l = election.campaign(BUDGET);
+            client.curator().create().forPath(foreign);
+            assertEquals(LeaseState.LOST, l.ended().get(BUDGET.toMillis(), TimeUnit.MILLISECONDS), "round " + round);
+            int r = round;
+            assertThrows(io.coord.ForeignNodesException.class, () -> election.campaign(BUDGET), () -> "round " + r);
+            client.curator().delete().forPath(foreign);
+        }
+    }
+
+    @Test
     void resignHandsLeadershipToTheNextCandidateWithAStrictlyGreaterEpoch() throws Exception {
         Election a = candidate("a");
         Election b = candidate("b");
