@@ -117,6 +117,7 @@ final class DiscoveryChecker {
             Op down = downs.get(up.id());
             if (down == null && !killed(up.host()) && !finalIds.contains(up.id())) {
                 lost++;
+                note("lost " + up.id() + " of " + up.host() + ": registered, never closed, its host never killed, not in the final list");
             }
         }
         for (Op down : downs.values()) {

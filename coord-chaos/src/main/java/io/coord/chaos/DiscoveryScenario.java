@@ -136,9 +136,22 @@ final class DiscoveryScenario implements Scenario {
                     stuck.incrementAndGet();
                 }
             }
-            // the last closes and registrations settle, then one final list
+            long session = ctx.negotiatedSession().toNanos();
+            DiscoveryChecker.Bounds bounds = new DiscoveryChecker.Bounds(Awaits.scaled(Duration.ofSeconds(2)).toNanos(),
+                    Awaits.scaled(Duration.ofSeconds(1)).toNanos(), session + Awaits.scaled(Duration.ofSeconds(2)).toNanos(),
+                    Awaits.scaled(Duration.ofSeconds(2)).toNanos(), ChaosContext.SETTLE.toNanos());
+            // The last closes and registrations settle, then the final list. Curator re-registers a
+            // host's instances after every reconnect by deleting and re-creating each node, so one
+            // listing can fall into that gap; a lost instance never comes back. So list again
+            // (bounded) until every instance the history says is live is listed at once.
             Awaits.hold(Awaits.scaled(Duration.ofSeconds(3)));
             Set<String> finalIds = list();
+            long listDeadline = System.nanoTime() + Awaits.scaled(Duration.ofSeconds(10)).toNanos();
+            while (System.nanoTime() < listDeadline && DiscoveryChecker.check(ops(ctx.history()), polls,
+                    WorkerFault.of(ctx.history()), newSessions, finalIds, bounds).lost() > 0) {
+                Thread.sleep(200); // polling the service's listing, bounded by the deadline
+                finalIds = list();
+            }
             Thread.sleep(POLL.toMillis() * 2);
             poller.interrupt();
             poller.join(Awaits.scaled(Duration.ofSeconds(10)).toMillis());
@@ -149,10 +162,6 @@ final class DiscoveryScenario implements Scenario {
             History h = ctx.history();
             ctx.out().println("CHAOS-TIMELINE " + ctx.name() + " " + Progress.timeline(h));
 
-            long session = ctx.negotiatedSession().toNanos();
-            DiscoveryChecker.Bounds bounds = new DiscoveryChecker.Bounds(Awaits.scaled(Duration.ofSeconds(2)).toNanos(),
-                    Awaits.scaled(Duration.ofSeconds(1)).toNanos(), session + Awaits.scaled(Duration.ofSeconds(2)).toNanos(),
-                    Awaits.scaled(Duration.ofSeconds(2)).toNanos(), ChaosContext.SETTLE.toNanos());
             DiscoveryChecker.Result r = DiscoveryChecker.check(ops(h), polls, WorkerFault.of(h), newSessions, finalIds, bounds);
             r.examples().forEach(e -> ctx.out().println("CHAOS-NOTE " + ctx.name() + " " + e));
             Map<String, Object> d = r.details();
