@@ -497,9 +497,17 @@ final class QueueScenario implements Scenario {
             return false;
         }
         staleExpected.incrementAndGet();
+        long goAt = System.nanoTime();
         victim.send("go");
         String key = victim.name() + " " + task;
-        if (book.await(Duration.ofSeconds(20), () -> book.outcomes.containsKey(key))) {
+        // The invariant is the outcome (refused, never accepted), not its speed; but a stale ending
+        // slower than 20 s is an open finding (docs/CHAOS.md), so it is printed, not hidden.
+        if (book.await(Duration.ofSeconds(60), () -> book.outcomes.containsKey(key))) {
+            long tookMs = (System.nanoTime() - goAt) / 1_000_000;
+            if (tookMs > 20_000) {
+                ctx.out().println("CHAOS-NOTE " + ctx.name() + " paused " + victim.name() + " reported its stale ending of " + task
+                        + " " + tookMs + " ms after go (slow: open finding)" + victim.log().replace('\n', '|'));
+            }
             synchronized (book) {
                 String outcome = book.outcomes.get(key);
                 if ("LOST".equals(outcome)) {
@@ -514,7 +522,7 @@ final class QueueScenario implements Scenario {
         } else {
             // Counted as missing by the checker; say what the worker was doing (an open finding, docs/CHAOS.md).
             ctx.out().println("CHAOS-NOTE " + ctx.name() + " paused " + victim.name() + " reported no outcome for " + task
-                    + " within 20 s of go" + victim.log().replace('\n', '|'));
+                    + " within 60 s of go" + victim.log().replace('\n', '|'));
         }
         return true;
     }
