@@ -506,7 +506,7 @@ final class QueueScenario implements Scenario {
             long tookMs = (System.nanoTime() - goAt) / 1_000_000;
             if (tookMs > 20_000) {
                 ctx.out().println("CHAOS-NOTE " + ctx.name() + " paused " + victim.name() + " reported its stale ending of " + task
-                        + " " + tookMs + " ms after go (slow: open finding)" + victim.log().replace('\n', '|'));
+                        + " " + tookMs + " ms after go (slow: open finding)" + oneLine(victim.log()));
             }
             synchronized (book) {
                 String outcome = book.outcomes.get(key);
@@ -522,9 +522,14 @@ final class QueueScenario implements Scenario {
         } else {
             // Counted as missing by the checker; say what the worker was doing (an open finding, docs/CHAOS.md).
             ctx.out().println("CHAOS-NOTE " + ctx.name() + " paused " + victim.name() + " reported no outcome for " + task
-                    + " within 60 s of go" + victim.log().replace('\n', '|'));
+                    + " within 60 s of go" + oneLine(victim.log()));
         }
         return true;
+    }
+
+    /** A worker's log tail on one CHAOS-NOTE line. */
+    private static String oneLine(String log) {
+        return log.replace('\n', '|');
     }
 
     /** F4 during enqueue: the producer {@code pick} points at is cut off for 1 s while it enqueues at its pace. */
