@@ -277,12 +277,15 @@ final class ZkElection implements Election {
         ForeignWatch foreign = ForeignWatch.start(zk, path, options.curatorLayout(), lease);
         ZkLeadership leadership = new ZkLeadership(lease, name, info, () -> {
             foreign.close();
-            leaderships.remove(self[0]);
             if (lease.state() == LeaseState.LOST) {
                 metric("coord.election.lost");
             }
             metrics.recordTime("coord.election.held", Duration.ofNanos(System.nanoTime() - now), "election", name);
+            // Free the handle before forgetting the leadership: engage() lets a caller who saw the
+            // end in while this ended leadership is still listed, so there is no moment when the
+            // handle is taken and the leadership that took it is no longer listed (CI saw one).
             onEnd.run();
+            leaderships.remove(self[0]);
         });
         self[0] = leadership;
         leaderships.add(leadership);

@@ -19,7 +19,10 @@ import io.coord.internal.Zk;
 import io.coord.internal.ZkSession;
 import io.coord.membership.MembershipRule.Event;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Deque;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -74,14 +77,28 @@ final class ZkMembership<M> implements Membership<M> {
     private final Object updateLock = new Object();
     private volatile M metadata;
     private volatile byte[] bytes;
-    /** The last update()'s value and bytes, also when its reply was lost: a write of ours, not a takeover. */
-    private volatile M attemptedMetadata;
-    private volatile byte[] attemptedBytes;
+    /**
+     * update() attempts since the last confirmed write, newest last (under updateLock, at most
+     * {@link #UNSETTLED_CAP}): one whose reply was lost may have landed, and then the node's
+     * later version is a write of ours, not a takeover. A retry must not make an earlier attempt
+     * that landed look foreign (CI saw a member LOST that way).
+     */
+    private final Deque<Attempt<M>> unsettled = new ArrayDeque<>();
     private volatile NodeLease lease;
     private volatile ZkSession session;
     private volatile long czxid;
     private volatile int dataVersion;
     private volatile long waitingForOldNodeSince; // nanos; 0 when not waiting
+
+    private static final int UNSETTLED_CAP = 8;
+
+    /** One update() attempt: the value and the bytes it wrote. */
+    private record Attempt<M>(M metadata, byte[] bytes) {
+    }
+
+    /** An attempt of ours found on the node, with the node's stat. */
+    private record Landed<M>(Attempt<M> attempt, Stat stat) {
+    }
 
     private ZkMembership(ZkGroup<M> group, Zk zk, CoordPath node, M metadata, byte[] bytes) {
         this.group = group;
@@ -308,12 +325,11 @@ final class ZkMembership<M> implements Membership<M> {
             if (stat.getCzxid() != incarnation || stat.getEphemeralOwner() != owner.id() || stat.getVersion() == dataVersion) {
                 return;
             }
-            if (attemptedBytes != null && Arrays.equals(data, attemptedBytes)) {
-                // An update() of ours landed although its reply was lost (it failed with a retried
-                // BadVersion or a connection loss): our write, not a takeover.
-                dataVersion = stat.getVersion();
-                bytes = attemptedBytes;
-                metadata = attemptedMetadata;
+            Attempt<M> ours = unsettledMatching(data);
+            if (ours != null) {
+                // An update() of ours landed although its reply was lost (it failed with a
+                // connection loss): our write, not a takeover.
+                adopt(new Landed<>(ours, stat));
                 return;
             }
             if (!left.compareAndSet(false, true)) {
@@ -448,30 +464,89 @@ final class ZkMembership<M> implements Membership<M> {
                         + "; metadata not written", s.cause());
             }
             long incarnation = czxid;
-            attemptedMetadata = value;
-            attemptedBytes = encoded;
-            Stat stat;
-            try {
-                stat = zk.curator().setData().withVersion(dataVersion).forPath(node.value(), encoded);
-            } catch (KeeperException.NoNodeException e) {
-                throw new LockLostException("member node " + node + " is gone; metadata not written", e);
-            } catch (KeeperException.BadVersionException e) {
-                throw new LockLostException("member node " + node + " was changed by someone else (expected version "
-                        + dataVersion + "); metadata not written", e);
-            } catch (InterruptedException e) {
-                throw e;
-            } catch (Exception e) {
-                throw zk.translate(e, node);
+            Attempt<M> attempt = new Attempt<>(value, encoded);
+            if (unsettled.size() == UNSETTLED_CAP) {
+                unsettled.removeFirst();
             }
-            if (stat.getCzxid() != incarnation) {
-                LOG.error("member {}: the metadata write landed on another incarnation of {} (czxid 0x{}, ours 0x{})",
-                        node.name(), node, Long.toHexString(stat.getCzxid()), Long.toHexString(incarnation));
-                throw new LockLostException("member node " + node + " now belongs to another incarnation; our node is gone");
+            unsettled.addLast(attempt);
+            boolean adoptedEarlier = false;
+            while (true) {
+                Stat stat;
+                try {
+                    stat = zk.curator().setData().withVersion(dataVersion).forPath(node.value(), encoded);
+                } catch (KeeperException.NoNodeException e) {
+                    throw new LockLostException("member node " + node + " is gone; metadata not written", e);
+                } catch (KeeperException.BadVersionException e) {
+                    // Curator retries a setData whose reply was lost, and the retry meets our own
+                    // write as BadVersion: look before calling it someone else's.
+                    Landed<M> landed = adoptedEarlier ? null : ownLandedWrite(owner, incarnation);
+                    if (landed == null) {
+                        throw new LockLostException("member node " + node + " was changed by someone else (expected version "
+                                + dataVersion + "); metadata not written", e);
+                    }
+                    adopt(landed);
+                    if (landed.attempt() == attempt) {
+                        return; // this write landed
+                    }
+                    adoptedEarlier = true; // an earlier attempt landed: write this one on top of it
+                    continue;
+                } catch (InterruptedException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw zk.translate(e, node);
+                }
+                if (stat.getCzxid() != incarnation) {
+                    LOG.error("member {}: the metadata write landed on another incarnation of {} (czxid 0x{}, ours 0x{})",
+                            node.name(), node, Long.toHexString(stat.getCzxid()), Long.toHexString(incarnation));
+                    throw new LockLostException("member node " + node + " now belongs to another incarnation; our node is gone");
+                }
+                adopt(new Landed<>(attempt, stat));
+                return;
             }
-            dataVersion = stat.getVersion();
-            metadata = value;
-            bytes = encoded;
         }
+    }
+
+    /** Under updateLock: our node, at a later version than our last write, holding one of our unsettled attempts. */
+    private Landed<M> ownLandedWrite(ZkSession owner, long incarnation) throws InterruptedException {
+        Stat stat = new Stat();
+        byte[] data;
+        try {
+            data = zk.curator().getData().storingStatIn(stat).forPath(node.value());
+        } catch (KeeperException.NoNodeException gone) {
+            return null;
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw zk.translate(e, node);
+        }
+        if (stat.getCzxid() != incarnation || stat.getEphemeralOwner() != owner.id() || stat.getVersion() <= dataVersion) {
+            return null;
+        }
+        Attempt<M> ours = unsettledMatching(data);
+        return ours == null ? null : new Landed<>(ours, stat);
+    }
+
+    /** Under updateLock: the newest unsettled attempt that wrote exactly {@code data}. */
+    private Attempt<M> unsettledMatching(byte[] data) {
+        Iterator<Attempt<M>> newestFirst = unsettled.descendingIterator();
+        while (newestFirst.hasNext()) {
+            Attempt<M> a = newestFirst.next();
+            if (Arrays.equals(a.bytes(), data)) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /** Under updateLock: the node holds this attempt of ours; attempts before it are settled. */
+    private void adopt(Landed<M> landed) {
+        dataVersion = landed.stat().getVersion();
+        metadata = landed.attempt().metadata();
+        bytes = landed.attempt().bytes();
+        while (!unsettled.isEmpty() && unsettled.peekFirst() != landed.attempt()) {
+            unsettled.removeFirst();
+        }
+        unsettled.pollFirst();
     }
 
     @Override
