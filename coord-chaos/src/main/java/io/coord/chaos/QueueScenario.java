@@ -92,7 +92,7 @@ final class QueueScenario implements Scenario {
         final Map<String, String> lastStartBy = new HashMap<>();
         final Set<String> interrupted = new HashSet<>();
         final Map<String, String> held = new HashMap<>();
-        final Map<String, String> outcomes = new HashMap<>(); // "worker task" -> DONE / LOST
+        final Map<String, String> outcomes = new HashMap<>(); // "worker task" -> DONE / FAILED / LOST / UNKNOWN
         final Map<String, History.Handle> executing = new HashMap<>(); // "worker task" -> its execute op
         final Map<String, QueueChecker.FirstClaim> firstClaim = new HashMap<>(); // task -> its first claim (smallest token)
         final List<String> errors = new ArrayList<>();
@@ -127,8 +127,11 @@ final class QueueScenario implements Scenario {
                     outcomes.put(key, "UNKNOWN");
                     Optional.ofNullable(executing.remove(key)).ifPresent(h -> h.info(new IllegalStateException("outcome unknown")));
                 }
-                case "FAILED" -> Optional.ofNullable(executing.remove(key))
-                        .ifPresent(h -> h.fail(new IllegalStateException("poison task")));
+                case "FAILED" -> {
+                    // a poison task's fail() was accepted: for a paused claimant that is a stale ending accepted
+                    outcomes.put(key, "FAILED");
+                    Optional.ofNullable(executing.remove(key)).ifPresent(h -> h.fail(new IllegalStateException("poison task")));
+                }
                 default -> errors.add(worker + ": " + line);
             }
             notifyAll();

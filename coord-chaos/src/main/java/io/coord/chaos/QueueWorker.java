@@ -39,9 +39,9 @@ import org.apache.zookeeper.CreateMode;
  *                                  the task so far, this one included; 1 is its first)
  * W: HELD &lt;task&gt;                  the task is held (after C: hold) until C: go
  * W: DONE &lt;task&gt; &lt;key&gt; &lt;token&gt;    completed (record written in the same transaction)
- * W: LOST &lt;task&gt; &lt;key&gt; &lt;token&gt;    completion refused: the claim is gone (a stale claimant)
+ * W: LOST &lt;task&gt; &lt;key&gt; &lt;token&gt;    ending (complete or fail) refused: the claim is gone (a stale claimant)
  * W: UNKNOWN &lt;task&gt; &lt;key&gt; &lt;token&gt; the completion's answer was lost and its session ended: it may have committed
- * W: FAILED &lt;task&gt; &lt;key&gt;          a poison task failed on purpose
+ * W: FAILED &lt;task&gt; &lt;key&gt;          a poison task failed on purpose (its fail() accepted)
  * W: ERROR &lt;task&gt; &lt;message&gt;
  * C: hold | go | exit
  * </pre>
@@ -132,8 +132,13 @@ final class QueueWorker implements WorkerLogic {
             Thread.sleep(ThreadLocalRandom.current().nextInt(workMs + 1)); // the "work"
         }
         if (claim.payload().poison()) {
-            io.send("FAILED " + task + " " + key);
-            throw new IllegalStateException("poison task " + key + " fails on purpose");
+            // The handler records the failure itself rather than throwing for TaskWorker to do it:
+            // a fail() refused because a fault ended the claim (an expiry during the "work") is then
+            // reported, and the book counts the redelivery as interrupted. Thrown, it ended in
+            // TaskWorker's log and the extra start looked unexplained (seed 7640819121966).
+            end(claim, io, task, key, token, "FAILED " + task + " " + key,
+                    () -> claim.fail("poison task " + key + " fails on purpose"));
+            return;
         }
         byte[] data = (key + " " + token + " " + name).getBytes(StandardCharsets.UTF_8);
         if (!checked) {
@@ -148,12 +153,24 @@ final class QueueWorker implements WorkerLogic {
             io.send("DONE " + task + " " + key + " " + token);
             return;
         }
+        end(claim, io, task, key, token, "DONE " + task + " " + key + " " + token,
+                () -> claim.completeWith(List.of(client.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                        .forPath(records + "/" + task + "-", data))));
+    }
+
+    /** An ending that may throw what the queue's endings throw (Curator's op builders declare Exception). */
+    private interface Ending {
+        void run() throws Exception;
+    }
+
+    /** Ends the claim, tries again while the outcome is indeterminate, and reports how it ended. */
+    private static void end(TaskClaim<QueueJob> claim, WorkerIo io, String task, String key, long token, String success,
+                            Ending ending) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (true) {
             try {
-                claim.completeWith(List.of(client.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
-                        .forPath(records + "/" + task + "-", data)));
-                io.send("DONE " + task + " " + key + " " + token);
+                ending.run();
+                io.send(success);
                 return;
             } catch (ClaimLostException lost) {
                 io.send("LOST " + task + " " + key + " " + token);
@@ -164,12 +181,12 @@ final class QueueWorker implements WorkerLogic {
             } catch (ConnectionLostException indeterminate) {
                 // The same call again recognizes an earlier commit (our claim node is still there).
                 if (System.nanoTime() > deadline) {
-                    io.send("ERROR " + task + " completion still indeterminate after 20 s");
+                    io.send("ERROR " + task + " ending still indeterminate after 20 s");
                     throw indeterminate;
                 }
             } catch (RuntimeException other) {
                 // Any other failure would otherwise end the handler silently: say what it was.
-                io.send("ERROR " + task + " completion failed: " + other.getClass().getName() + ": "
+                io.send("ERROR " + task + " ending failed: " + other.getClass().getName() + ": "
                         + String.valueOf(other.getMessage()).replace('\n', ' '));
                 throw other;
             }
