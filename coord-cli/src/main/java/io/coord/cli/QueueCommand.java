@@ -2,8 +2,11 @@ package io.coord.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.coord.Codec;
 import io.coord.CoordClient;
+import io.coord.queue.EnqueueResult;
 import io.coord.queue.QueueOptions;
 import io.coord.queue.QueueStats;
 import io.coord.queue.Task;
@@ -15,6 +18,7 @@ import io.coord.queue.UndecodableTask;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -29,6 +33,12 @@ import picocli.CommandLine.Spec;
  * {@code coord queue}: operator commands for a Coord task queue ({@code /queues/<name>}): stats,
  * listings, dead-letter handling and putting a task. Payloads are shown and taken as JSON, whatever
  * type the queue's own producers use.
+ *
+ * <p>With {@code --json} each subcommand prints one JSON object instead of text, with everything the
+ * text shows: counts as numbers, instants as ISO-8601 strings, durations as milliseconds in fields
+ * named {@code ...Ms} (as {@code coord status} and {@code coord members} do), payloads embedded as
+ * JSON, and undecodable nodes with their whole bytes in base64 (the text shows only the first ones).
+ * Errors stay one line on stderr with the usual exit code, as with every other command's {@code --json}.
  */
 @Command(name = "queue", mixinStandardHelpOptions = true,
         description = {"Inspects and administers a Coord task queue (/queues/<name>).", "",
@@ -55,6 +65,9 @@ final class QueueCommand implements Callable<Integer> {
 
         @Parameters(index = "0", paramLabel = "NAME", description = "the queue's name")
         String name;
+
+        @Option(names = "--json", description = "print one JSON object instead of text")
+        boolean json;
 
         CoordClient connect() throws InterruptedException {
             return connection.connect(spec);
@@ -100,6 +113,57 @@ final class QueueCommand implements Callable<Integer> {
         }
     }
 
+    /** One task as JSON: every field of the snapshot; the payload embedded as JSON, not as a string. */
+    static ObjectNode taskJson(Task<JsonNode> t) {
+        ObjectNode o = Codec.mapper().createObjectNode();
+        o.put("id", t.id().name());
+        o.put("state", t.state().name());
+        o.put("lane", t.lane());
+        o.put("attempts", t.attempts());
+        o.put("deliveries", t.deliveries());
+        o.put("maxRetries", t.maxRetries());
+        o.put("enqueuedAt", iso(t.enqueuedAt()));
+        o.put("notBefore", iso(t.notBefore()));
+        o.put("claimedBy", t.claimedBy());
+        o.put("claimedAt", iso(t.claimedAt()));
+        o.put("lastError", t.lastError());
+        o.set("payload", t.payload()); // a null payload becomes JSON null
+        return o;
+    }
+
+    /**
+     * The undecodable nodes as JSON: id, path, size, error, a readable preview (JSON escapes any control
+     * character, so the bytes cannot garble a terminal) and all the bytes in base64, to repair them from.
+     */
+    static ArrayNode undecodableJson(List<UndecodableTask> bad) {
+        ArrayNode list = Codec.mapper().createArrayNode();
+        for (UndecodableTask u : bad) {
+            byte[] data = u.data();
+            list.addObject()
+                    .put("id", u.id().name())
+                    .put("path", u.path())
+                    .put("size", data.length)
+                    .put("error", u.error())
+                    .put("preview", u.preview())
+                    .put("dataBase64", Base64.getEncoder().encodeToString(data));
+        }
+        return list;
+    }
+
+    private static String iso(Instant at) {
+        return at == null ? null : at.toString();
+    }
+
+    /** A listing ({@code ls}, {@code dead}) as one JSON object: the tasks under {@code field}, then the undecodable nodes. */
+    static ObjectNode listingJson(String queue, String field, TaskList<JsonNode> list) {
+        ObjectNode o = Codec.mapper().createObjectNode();
+        o.put("queue", queue);
+        ArrayNode tasks = o.putArray(field);
+        list.forEach(t -> tasks.add(taskJson(t)));
+        o.set("undecodable", undecodableJson(list.undecodable()));
+        return o;
+    }
+
     static String undecodableCount(TaskList<?> list) {
         return list.undecodable().isEmpty() ? "" : ", " + list.undecodable().size() + " undecodable";
     }
@@ -120,6 +184,26 @@ final class QueueCommand implements Callable<Integer> {
         public Integer call() throws InterruptedException {
             return withQueue(target, (q, out) -> {
                 QueueStats s = q.stats();
+                if (target.json) {
+                    ObjectNode o = Codec.mapper().createObjectNode();
+                    o.put("queue", s.queue());
+                    o.put("pending", s.pending());
+                    o.put("waiting", s.waiting());
+                    ArrayNode processing = o.putArray("processing");
+                    for (QueueStats.Processing p : s.processing()) {
+                        processing.addObject().put("task", p.task().name()).put("owner", p.owner())
+                                .put("ageMs", p.age().toMillis()).put("attempts", p.attempts());
+                    }
+                    o.put("dead", s.dead());
+                    o.put("oldestPendingAgeMs", s.oldestPendingAge().toMillis());
+                    o.put("depth", s.depth());
+                    o.put("depthCap", s.depthCap());
+                    o.set("undecodable", undecodableJson(s.undecodable()));
+                    ArrayNode foreign = o.putArray("foreign");
+                    s.foreign().forEach(foreign::add);
+                    out.println(o);
+                    return CoordCommand.OK;
+                }
                 out.println("queue       " + s.queue());
                 out.println("pending     " + s.pending() + " ready, " + s.waiting() + " waiting (delayed or in a retry backoff)");
                 out.println("processing  " + s.processing().size());
@@ -152,6 +236,10 @@ final class QueueCommand implements Callable<Integer> {
         public Integer call() throws InterruptedException {
             return withQueue(target, (q, out) -> {
                 TaskList<JsonNode> tasks = q.tasks();
+                if (target.json) {
+                    out.println(listingJson(target.name, "tasks", tasks));
+                    return CoordCommand.OK;
+                }
                 for (Task<JsonNode> t : tasks) {
                     out.println(t.id() + "  " + t.state() + (t.claimedBy() == null ? "" : " by " + t.claimedBy())
                             + "  lane " + t.lane() + "  attempts " + t.attempts()
@@ -174,6 +262,10 @@ final class QueueCommand implements Callable<Integer> {
         public Integer call() throws InterruptedException {
             return withQueue(target, (q, out) -> {
                 TaskList<JsonNode> dead = q.deadLetters();
+                if (target.json) {
+                    out.println(listingJson(target.name, "deadLetters", dead));
+                    return CoordCommand.OK;
+                }
                 for (Task<JsonNode> t : dead) {
                     out.println(t.id() + "  attempts " + t.attempts() + "  last error: " + t.lastError() + "  " + shortJson(t.payload()));
                 }
@@ -203,12 +295,24 @@ final class QueueCommand implements Callable<Integer> {
             }
             return withQueue(target, (q, out) -> {
                 if (one != null) {
-                    out.println("requeued " + one + " as " + q.requeue(one));
+                    TaskId as = q.requeue(one);
+                    out.println(target.json ? requeuedJson(1, one, as) : "requeued " + one + " as " + as);
                 } else {
-                    out.println("requeued " + q.requeueAll() + " dead letter(s)");
+                    int count = q.requeueAll();
+                    out.println(target.json ? requeuedJson(count, null, null) : "requeued " + count + " dead letter(s)");
                 }
                 return CoordCommand.OK;
             });
+        }
+
+        /** The same fields with or without --task (null without), so a script reads one shape. */
+        private ObjectNode requeuedJson(int count, TaskId deadLetter, TaskId as) {
+            ObjectNode o = Codec.mapper().createObjectNode();
+            o.put("queue", target.name);
+            o.put("requeued", count);
+            o.put("deadLetter", deadLetter == null ? null : deadLetter.name());
+            o.put("task", as == null ? null : as.name());
+            return o;
         }
     }
 
@@ -221,13 +325,15 @@ final class QueueCommand implements Callable<Integer> {
         @Override
         public Integer call() throws InterruptedException {
             return withQueue(target, (q, out) -> {
-                out.println("purged " + q.purgeDeadLetters() + " dead letter(s)");
+                int purged = q.purgeDeadLetters();
+                out.println(target.json ? Codec.mapper().createObjectNode().put("queue", target.name).put("purged", purged)
+                        : "purged " + purged + " dead letter(s)");
                 return CoordCommand.OK;
             });
         }
     }
 
-    @Command(name = "put", mixinStandardHelpOptions = true, description = "Enqueues one task with a JSON payload; prints its id.")
+    @Command(name = "put", mixinStandardHelpOptions = true, description = "Enqueues one task with a JSON payload; prints its id (with --json, also whether this call added it).")
     static final class Put implements Callable<Integer> {
         @Mixin
         Target target;
@@ -265,7 +371,10 @@ final class QueueCommand implements Callable<Integer> {
             }
             TaskSpec chosen = spec;
             return withQueue(target, (q, out) -> {
-                out.println(q.enqueue(payload, chosen));
+                // submit() is enqueue() with what happened; only --json shows it (text stays the bare id).
+                EnqueueResult added = q.submit(payload, chosen);
+                out.println(target.json ? Codec.mapper().createObjectNode().put("queue", target.name).put("id", added.id().name())
+                        .put("outcome", added.outcome().name()) : added.id().name());
                 return CoordCommand.OK;
             });
         }

@@ -1,6 +1,8 @@
 package io.coord.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,9 +12,14 @@ import io.coord.CoordSettings;
 import io.coord.queue.QueueOptions;
 import io.coord.queue.TaskClaim;
 import io.coord.queue.TaskQueue;
+import io.coord.queue.TaskId;
 import io.coord.queue.TaskSpec;
+import io.coord.test.Awaits;
 import io.coord.test.EmbeddedEnsemble;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -124,5 +131,163 @@ class QueueCommandTest {
         assertEquals(CoordCommand.USAGE, longString.exitCode());
         assertTrue(longString.err().contains("70000") && longString.err().contains("65536"), longString.err());
         assertTrue(queue("ls", "jobs2").out().contains("0 task(s)"), "nothing was written");
+    }
+
+    /** Runs a queue command with --json, expects exit 0 and exactly one JSON object on stdout, and returns it. */
+    private static JsonNode json(String... args) throws Exception {
+        String[] all = java.util.Arrays.copyOf(args, args.length + 1);
+        all[args.length] = "--json";
+        Cli.Result r = queue(all);
+        assertEquals(0, r.exitCode(), r.err());
+        assertEquals(1, r.out().strip().lines().count(), "one JSON object, on one line: " + r.out());
+        JsonNode node = Codec.mapper().readTree(r.out());
+        assertTrue(node.isObject(), r.out());
+        return node;
+    }
+
+    @Test
+    void everyQueueCommandPrintsTypedJsonWithTheFieldsTheTextShows() throws Exception {
+        JsonNode put = json("put", "jq", "{\"job\":\"resize\",\"id\":42}", "--key", "k1");
+        assertEquals("jq", put.get("queue").asText());
+        assertTrue(put.get("id").asText().matches("task-\\d{10}"), put.toString());
+        assertEquals("ADDED", put.get("outcome").asText());
+        JsonNode dup = json("put", "jq", "{\"job\":\"other\"}", "--key", "k1");
+        assertEquals(put.get("id"), dup.get("id"), "the same key names the same task");
+        assertEquals("ALREADY_QUEUED", dup.get("outcome").asText(), "and --json says nothing was added");
+        String delayed = json("put", "jq", "[1,2]", "--delay", "1h").get("id").asText();
+
+        JsonNode ls = json("ls", "jq");
+        assertEquals("jq", ls.get("queue").asText());
+        assertEquals(2, ls.get("tasks").size(), ls.toString());
+        assertEquals(0, ls.get("undecodable").size(), ls.toString());
+        JsonNode first = ls.get("tasks").get(0);
+        assertEquals(put.get("id"), first.get("id"), "by sequence");
+        assertEquals("PENDING", first.get("state").asText());
+        assertTrue(first.get("payload").isObject() && first.get("payload").get("id").isInt()
+                && first.get("payload").get("id").intValue() == 42, "embedded as JSON, not as a string: " + first);
+        assertTrue(first.get("lane").isInt() && first.get("attempts").isInt() && first.get("deliveries").isInt()
+                && first.get("maxRetries").isInt(), "numbers as numbers: " + first);
+        assertTrue(first.get("notBefore").isNull() && first.get("claimedBy").isNull() && first.get("claimedAt").isNull()
+                && first.get("lastError").isNull(), "unset fields are null, not missing: " + first);
+        assertFalse(Instant.parse(first.get("enqueuedAt").asText()).isAfter(Instant.now()), first.toString());
+        JsonNode second = ls.get("tasks").get(1);
+        assertEquals(delayed, second.get("id").asText());
+        assertTrue(second.get("payload").isArray() && second.get("payload").get(1).intValue() == 2, "embedded as JSON: " + second);
+        assertTrue(Instant.parse(second.get("notBefore").asText()).isAfter(Instant.now().plus(Duration.ofMinutes(50))), second.toString());
+
+        Duration wait = Awaits.scaled(Duration.ofSeconds(10));
+        try (CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString()).build());
+             TaskQueue<JsonNode> q = TaskQueue.open(client, "jq", Codec.json(JsonNode.class), QueueOptions.defaults())) {
+            String bad = q.enqueue(Codec.mapper().readTree("{\"bad\":true}"), TaskSpec.defaults().maxRetries(0)).name();
+            // FIFO, the delayed task not ready: the first claim takes the keyed task and keeps it to the end,
+            // so each later claim draws the one ready task there is (no releases, no drawing until it comes).
+            TaskClaim<JsonNode> kept = q.claim(wait).orElseThrow();
+            assertEquals(put.get("id").asText(), kept.id().name());
+            TaskClaim<JsonNode> held = q.claim(wait).orElseThrow();
+            assertEquals(bad, held.id().name());
+
+            JsonNode stats = json("stats", "jq");
+            assertEquals("jq", stats.get("queue").asText());
+            assertEquals(0, stats.get("pending").intValue(), stats.toString());
+            assertEquals(1, stats.get("waiting").intValue(), "the delayed task: " + stats);
+            assertEquals(2, stats.get("processing").size(), stats.toString());
+            JsonNode claim = stats.get("processing").get(1);
+            assertEquals(bad, claim.get("task").asText(), "oldest claim first: " + stats);
+            assertEquals(kept.id().name(), stats.get("processing").get(0).get("task").asText());
+            assertFalse(claim.get("owner").asText().isEmpty(), claim.toString());
+            assertTrue(claim.get("ageMs").isIntegralNumber() && claim.get("ageMs").longValue() >= 0, claim.toString());
+            assertEquals(0, claim.get("attempts").intValue());
+            assertEquals(0, stats.get("dead").intValue());
+            assertTrue(stats.get("oldestPendingAgeMs").isIntegralNumber() && stats.get("oldestPendingAgeMs").longValue() == 0,
+                    "none ready: " + stats);
+            assertEquals(3, stats.get("depth").intValue());
+            assertTrue(stats.get("depthCap").intValue() >= 3, stats.toString());
+            assertEquals(0, stats.get("undecodable").size());
+            assertEquals(0, stats.get("foreign").size());
+
+            held.fail("no such image");
+            JsonNode dead = json("dead", "jq");
+            assertEquals(1, dead.get("deadLetters").size(), dead.toString());
+            assertEquals(0, dead.get("undecodable").size());
+            JsonNode letter = dead.get("deadLetters").get(0);
+            assertEquals(bad, letter.get("id").asText());
+            assertEquals("DEAD", letter.get("state").asText());
+            assertEquals("no such image", letter.get("lastError").asText());
+            assertEquals(1, letter.get("attempts").intValue());
+            assertEquals(0, letter.get("maxRetries").intValue());
+            assertTrue(letter.get("payload").get("bad").booleanValue(), letter.toString());
+
+            JsonNode one = json("requeue", "jq", "--task", bad);
+            assertEquals(1, one.get("requeued").intValue());
+            assertEquals(bad, one.get("deadLetter").asText());
+            String back = one.get("task").asText();
+            assertTrue(new TaskId(back).sequence() > new TaskId(bad).sequence(), "a new id, at the back: " + one);
+
+            TaskClaim<JsonNode> again = q.claim(wait).orElseThrow();
+            assertEquals(back, again.id().name());
+            again.fail("still no such image");
+            JsonNode all = json("requeue", "jq");
+            assertEquals(1, all.get("requeued").intValue(), all.toString());
+            assertTrue(all.get("deadLetter").isNull() && all.get("task").isNull(), "one shape with or without --task: " + all);
+
+            q.claim(wait).orElseThrow().fail("gone for good");
+            assertEquals(1, json("purge", "jq").get("purged").intValue());
+            JsonNode purged = json("purge", "jq");
+            assertEquals("jq", purged.get("queue").asText());
+            assertEquals(0, purged.get("purged").intValue());
+        }
+    }
+
+    @Test
+    void jsonListsUndecodableTasksAndDeadLettersWithTheirBytes() throws Exception {
+        byte[] garbage = "\u0000{not a task \u001b[31m".getBytes(StandardCharsets.UTF_8);
+        String bad;
+        try (CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString()).build());
+             TaskQueue<JsonNode> q = TaskQueue.open(client, "jq3", Codec.json(JsonNode.class), QueueOptions.defaults())) {
+            q.enqueue(Codec.mapper().readTree("{\"job\":\"good\"}"));
+            bad = q.enqueue(Codec.mapper().readTree("{\"job\":\"to be broken\"}")).name();
+            client.curator().setData().forPath("/queues/jq3/tasks/" + bad, garbage);
+            client.curator().create().forPath("/queues/jq3/dead/task-0000000099", garbage);
+        }
+        JsonNode ls = json("ls", "jq3");
+        assertEquals(1, ls.get("tasks").size(), ls.toString());
+        assertEquals("good", ls.get("tasks").get(0).get("payload").get("job").asText());
+        assertEquals(1, ls.get("undecodable").size(), ls.toString());
+        assertUndecodable(ls.get("undecodable").get(0), bad, "/queues/jq3/tasks/" + bad, garbage);
+
+        JsonNode stats = json("stats", "jq3");
+        assertEquals(1, stats.get("pending").intValue());
+        assertEquals(2, stats.get("depth").intValue(), "the undecodable node counts toward the depth: " + stats);
+        assertEquals(1, stats.get("undecodable").size(), stats.toString());
+        assertUndecodable(stats.get("undecodable").get(0), bad, "/queues/jq3/tasks/" + bad, garbage);
+
+        JsonNode dead = json("dead", "jq3");
+        assertEquals(0, dead.get("deadLetters").size(), dead.toString());
+        assertEquals(1, dead.get("undecodable").size(), dead.toString());
+        assertUndecodable(dead.get("undecodable").get(0), "task-0000000099", "/queues/jq3/dead/task-0000000099", garbage);
+    }
+
+    private static void assertUndecodable(JsonNode u, String id, String path, byte[] data) {
+        assertEquals(id, u.get("id").asText(), u.toString());
+        assertEquals(path, u.get("path").asText(), u.toString());
+        assertEquals(data.length, u.get("size").intValue(), u.toString());
+        assertTrue(u.get("error").asText().contains("node " + path), u.toString());
+        assertEquals(new String(data, StandardCharsets.UTF_8), u.get("preview").asText(), "the bytes, control characters and all");
+        assertArrayEquals(data, Base64.getDecoder().decode(u.get("dataBase64").asText()), "every byte, to repair them from");
+    }
+
+    @Test
+    void jsonModeKeepsTheErrorPathAndExitCodes() {
+        Cli.Result bad = queue("put", "jq2", "{not json", "--json");
+        assertEquals(CoordCommand.USAGE, bad.exitCode());
+        assertTrue(bad.err().contains("not valid JSON"), bad.err());
+        assertEquals("", bad.out(), "nothing on stdout for a script to mistake for a result");
+        Cli.Result missing = queue("requeue", "jq2", "--task", "task-0000000777", "--json");
+        assertEquals(CoordCommand.FAILED, missing.exitCode(), missing.out() + missing.err());
+        assertTrue(missing.err().contains("task-0000000777"), missing.err());
+        assertEquals("", missing.out());
+        Cli.Result badId = queue("requeue", "jq2", "--task", "nope", "--json");
+        assertEquals(CoordCommand.USAGE, badId.exitCode());
+        assertTrue(badId.err().contains("\"nope\""), badId.err());
     }
 }
