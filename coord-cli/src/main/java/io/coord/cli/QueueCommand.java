@@ -74,7 +74,11 @@ final class QueueCommand implements Callable<Integer> {
         }
 
         TaskQueue<JsonNode> open(CoordClient client) {
-            return TaskQueue.open(client, name, Codec.json(JsonNode.class), QueueOptions.defaults());
+            return open(client, QueueOptions.defaults());
+        }
+
+        TaskQueue<JsonNode> open(CoordClient client, QueueOptions options) {
+            return TaskQueue.open(client, name, Codec.json(JsonNode.class), options);
         }
 
         PrintWriter out() {
@@ -89,7 +93,11 @@ final class QueueCommand implements Callable<Integer> {
     }
 
     static int withQueue(Target target, Body body) throws InterruptedException {
-        try (CoordClient client = target.connect(); TaskQueue<JsonNode> queue = target.open(client)) {
+        return withQueue(target, QueueOptions.defaults(), body);
+    }
+
+    static int withQueue(Target target, QueueOptions options, Body body) throws InterruptedException {
+        try (CoordClient client = target.connect(); TaskQueue<JsonNode> queue = target.open(client, options)) {
             int code = body.run(queue, target.out());
             target.out().flush();
             return code;
@@ -344,8 +352,14 @@ final class QueueCommand implements Callable<Integer> {
         @Option(names = "--key", paramLabel = "KEY", description = "idempotency key: nothing is added while a task with it is pending or processing")
         String key;
 
-        @Option(names = "--lane", paramLabel = "N", defaultValue = "0", description = "priority lane (default: ${DEFAULT-VALUE})")
+        @Option(names = "--lane", paramLabel = "N", defaultValue = "0", description = "priority lane, below --lanes (default: ${DEFAULT-VALUE})")
         int lane;
+
+        // The lane count lives in the options the queue's own clients open it with, not on the
+        // server, so the operator says it (as for the producers' QueueOptions.lanes).
+        @Option(names = "--lanes", paramLabel = "N", defaultValue = "1",
+                description = "how many lanes the queue's clients open it with (QueueOptions.lanes, default: ${DEFAULT-VALUE})")
+        int lanes;
 
         @Option(names = "--delay", paramLabel = "DURATION", converter = DurationConverter.class,
                 description = "not handed out before this much time has passed, e.g. 30s")
@@ -370,7 +384,17 @@ final class QueueCommand implements Callable<Integer> {
                 spec = spec.notBefore(Instant.now().plus(delay));
             }
             TaskSpec chosen = spec;
-            return withQueue(target, (q, out) -> {
+            QueueOptions options;
+            try {
+                options = QueueOptions.builder().lanes(lanes).build();
+            } catch (RuntimeException e) {
+                throw new ParameterException(target.spec.commandLine(), "--lanes " + lanes + ": " + e.getMessage());
+            }
+            if (lane < 0 || lane >= lanes) {
+                throw new ParameterException(target.spec.commandLine(), "--lane " + lane + " is not a lane of a queue with "
+                        + lanes + " lane(s) (0.." + (lanes - 1) + "); give the queue's lane count with --lanes");
+            }
+            return withQueue(target, options, (q, out) -> {
                 // submit() is enqueue() with what happened; only --json shows it (text stays the bare id).
                 EnqueueResult added = q.submit(payload, chosen);
                 out.println(target.json ? Codec.mapper().createObjectNode().put("queue", target.name).put("id", added.id().name())

@@ -118,6 +118,21 @@ class QueueCommandTest {
     }
 
     @Test
+    void putTakesALaneBelowTheQueuesLaneCount() throws Exception {
+        Cli.Result refused = queue("put", "laned", "{\"n\":1}", "--lane", "2");
+        assertEquals(CoordCommand.USAGE, refused.exitCode(), refused.out());
+        assertTrue(refused.err().contains("--lane 2") && refused.err().contains("--lanes"), refused.err());
+        Cli.Result put = queue("put", "laned", "{\"n\":2}", "--lane", "2", "--lanes", "3");
+        assertEquals(0, put.exitCode(), put.err());
+        JsonNode ls = json("ls", "laned");
+        assertEquals(1, ls.get("tasks").size(), ls.toString());
+        assertEquals(2, ls.get("tasks").get(0).get("lane").asInt(), ls.toString());
+        Cli.Result badCount = queue("put", "laned", "{\"n\":3}", "--lanes", "0");
+        assertEquals(CoordCommand.USAGE, badCount.exitCode());
+        assertTrue(badCount.err().contains("--lanes 0"), badCount.err());
+    }
+
+    @Test
     void badJsonIsAUsageErrorAndAnOversizePayloadIsRefused() {
         Cli.Result bad = queue("put", "jobs2", "{not json");
         assertEquals(CoordCommand.USAGE, bad.exitCode());
