@@ -21,9 +21,32 @@
  *       rotation, not restarted), DOWN when it EXPIRED (everything bound to it is gone) until the
  *       client runs on a new session; details {@code state}, {@code sessionId},
  *       {@code requestedSessionTimeout}, {@code negotiatedSessionTimeout} and {@code stalls}.</li>
+ *   <li>Leader-only and lock-guarded jobs ({@link io.coord.spring.boot.CoordJobsAutoConfiguration}),
+ *       ShedLock's {@code @SchedulerLock} on Coord's leases: {@link io.coord.spring.boot.LeaderOnly
+ *       @LeaderOnly(election = "name")} (needs {@code coord-election}) runs a {@code @Scheduled}
+ *       method only on the instance that leads {@code /elections/{name}}; the application keeps one
+ *       candidacy per name from startup to shutdown and joins again after each lost leadership.
+ *       {@link io.coord.spring.boot.CoordLocked @CoordLocked(lock = "name", waitFor = "0s")} (needs
+ *       {@code coord-lock}) runs it only while holding {@code /locks/jobs/{name}}, asked for run by
+ *       run and released after it. A run that may not start is <b>skipped</b> (returns at once, DEBUG
+ *       log), never queued. Inside a run {@link io.coord.spring.boot.CoordJob#token()} is the fencing
+ *       token to pass to every downstream write, {@link io.coord.spring.boot.CoordJob#checkValid()}
+ *       throws {@code LockLostException} once the lease is not certain; both are bound to the job's
+ *       thread and throw {@code IllegalStateException} elsewhere. A lease LOST during a run (session
+ *       expired, node deleted) interrupts the job's thread; UNCERTAIN does not (it may come back;
+ *       {@code checkValid()} throws meanwhile). There is no {@code lockAtMostFor}: the lease is an
+ *       ephemeral node and ends with the session. At shutdown the running jobs are interrupted and
+ *       waited for ({@code coord.jobs.stop-timeout}, 10s) before the leaderships are resigned;
+ *       {@code coord.jobs.enabled=false} skips every guarded run. Runs are counted in
+ *       {@code coord.jobs.runs} (tags {@code job}, {@code mode}, {@code outcome}: {@code ran},
+ *       {@code failed}, {@code skipped}, {@code interrupted}). Guarding is a class proxy made by a
+ *       bean post-processor (Spring's {@code ProxyFactory}, no AspectJ), so the method must be
+ *       non-private, non-final, non-static and {@code void}; an annotation that could not be honoured
+ *       fails startup naming the method and the value.</li>
  * </ul>
  *
- * Spring reaches only this module and the starter: Coord's other modules keep their own
+ * Spring reaches only this module and the starter (coord-election and coord-lock are optional
+ * dependencies here: the jobs' guards exist only where the application has them): Coord's other modules keep their own
  * versions of Curator, Jackson 2 and SLF4J, and Jackson 2 (Coord's codecs) sits beside Boot 4's
  * Jackson 3 without conflict (different packages).
  */
