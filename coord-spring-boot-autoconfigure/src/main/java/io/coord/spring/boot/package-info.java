@@ -43,10 +43,36 @@
  *       bean post-processor (Spring's {@code ProxyFactory}, no AspectJ), so the method must be
  *       non-private, non-final, non-static and {@code void}; an annotation that could not be honoured
  *       fails startup naming the method and the value.</li>
+ *   <li>Hot-reloaded config beans ({@link io.coord.spring.boot.CoordConfigAutoConfiguration}, needs
+ *       {@code coord-config}, which the starter brings): {@link io.coord.spring.boot.CoordConfig
+ *       @CoordConfig("app/key")} on a record or class binds it to {@code /config/{app}/{key}};
+ *       {@link io.coord.spring.boot.EnableCoordConfig @EnableCoordConfig(Type.class)} registers a
+ *       {@link io.coord.spring.boot.CoordConfigValue CoordConfigValue&lt;Type&gt;} bean (a holder:
+ *       records are final and immutable, so neither the record nor a proxy of it could change).
+ *       {@code get()} is the last good value: strictly decoded and, where the application has a
+ *       {@code jakarta.validation.Validator} bean, valid by Bean Validation. A refused update keeps
+ *       the value and shows in {@code lastRejection()}, in the {@code coordConfig} health indicator
+ *       (always UP; per key {@code version}, {@code origin}, {@code stale}, {@code lastRejected})
+ *       and in {@code coord.config.rejected}. Each applied change publishes a
+ *       {@link io.coord.spring.boot.CoordConfigChangedEvent CoordConfigChangedEvent&lt;Type&gt;}
+ *       (key, old value, new value, version) from the {@code coord-config-events} thread, one at a
+ *       time in the order applied. Properties ({@link io.coord.spring.boot.CoordConfigProperties}):
+ *       {@code coord.config.init-timeout} (10s: how long startup waits for each key's value, then
+ *       fails naming the key and the type), {@code coord.config.instance-id} (canary membership and
+ *       {@code coord config who}; default {@code <hostname>-<pid>}) and
+ *       {@code coord.config.report-applied} (true). With ZooKeeper unreachable at startup the client
+ *       bean fails first, so config beans do not fall back to coord-config's local snapshot.
+ *       Config beans close before the client.</li>
  * </ul>
  *
- * Spring reaches only this module and the starter (coord-election and coord-lock are optional
- * dependencies here: the jobs' guards exist only where the application has them): Coord's other modules keep their own
+ * Beans: {@code coordClient}, {@code coordMetrics} (with Micrometer), {@code coordHealthIndicator}
+ * and {@code coordConfigHealthIndicator} (with Actuator's health), {@code coordJobs} with its
+ * post-processor and one guard per recipe module present, {@code coordConfigs} and one
+ * {@code CoordConfigValue} per {@code @EnableCoordConfig} type (named {@code <type name>-coordConfig}).
+ *
+ * <p>Spring reaches only this module and the starter (coord-election, coord-lock, coord-config and
+ * jakarta.validation-api are optional dependencies here: each feature exists only where the
+ * application has its module): Coord's other modules keep their own
  * versions of Curator, Jackson 2 and SLF4J, and Jackson 2 (Coord's codecs) sits beside Boot 4's
  * Jackson 3 without conflict (different packages).
  */
