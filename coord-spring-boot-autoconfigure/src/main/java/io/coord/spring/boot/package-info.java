@@ -63,15 +63,41 @@
  *       {@code coord.config.report-applied} (true). With ZooKeeper unreachable at startup the client
  *       bean fails first, so config beans do not fall back to coord-config's local snapshot.
  *       Config beans close before the client.</li>
+ *   <li>Task handlers ({@link io.coord.spring.boot.CoordTasksAutoConfiguration}, needs
+ *       {@code coord-queue}): {@link io.coord.spring.boot.CoordTaskHandler @CoordTaskHandler(queue,
+ *       concurrency, type)} on a bean method runs a {@code TaskWorker} on {@code /queues/{queue}};
+ *       the one parameter is the payload or the {@code TaskClaim}; return completes, throw fails.
+ *       Started by a lifecycle bean once the context has refreshed, stopped draining when it closes
+ *       (before any bean is destroyed, so before the client): {@code coord.tasks.shutdown-grace}
+ *       (30s) for in-flight handlers, then interrupted and released. A method that cannot be
+ *       served, or the annotation without {@code coord-queue}, fails startup naming the method.</li>
+ *   <li>Discovery registration ({@link io.coord.spring.boot.CoordDiscoveryAutoConfiguration}, needs
+ *       {@code coord-naming} and {@code coord.discovery.register=true};
+ *       {@link io.coord.spring.boot.CoordDiscoveryProperties}): the application is an instance of
+ *       {@code coord.discovery.service} (default {@code spring.application.name}) at
+ *       {@code coord.discovery.address} (default this host's address) and {@code coord.discovery.port}
+ *       (default the web server's {@code local.server.port}; required without a web server), id
+ *       {@code coord.discovery.instance-id} (default {@code <hostname>-<port>}), zone
+ *       {@code coord.discovery.zone}. A lifecycle bean of the last phase: it registers after the
+ *       web server listens and unregisters before it stops. A missing port or a name discovery
+ *       refuses fails startup naming the property.</li>
+ *   <li>A Spring Integration {@code LockRegistry} ({@link io.coord.spring.boot.CoordIntegrationAutoConfiguration},
+ *       needs {@code spring-integration-core} 7.0.x and {@code coord-lock}), bean
+ *       {@code coordLockRegistry} unless the application has a {@code LockRegistry}:
+ *       {@code obtain(key)} is {@code DistributedLock.asLock()} of
+ *       {@code /locks/{coord.integration.lock-domain}/{key}} (domain {@code integration} by default),
+ *       one object per key; a key that is not one path segment is refused naming it.</li>
  * </ul>
  *
  * Beans: {@code coordClient}, {@code coordMetrics} (with Micrometer), {@code coordHealthIndicator}
  * and {@code coordConfigHealthIndicator} (with Actuator's health), {@code coordJobs} with its
  * post-processor and one guard per recipe module present, {@code coordConfigs} and one
- * {@code CoordConfigValue} per {@code @EnableCoordConfig} type (named {@code <type name>-coordConfig}).
+ * {@code CoordConfigValue} per {@code @EnableCoordConfig} type (named {@code <type name>-coordConfig}),
+ * {@code coordTaskHandlerPostProcessor} and {@code coordTaskWorkers}, {@code coordDiscoveryRegistration},
+ * {@code coordLockRegistry}.
  *
- * <p>Spring reaches only this module and the starter (coord-election, coord-lock, coord-config and
- * jakarta.validation-api are optional dependencies here: each feature exists only where the
+ * <p>Spring reaches only this module and the starter (coord-election, coord-lock, coord-config,
+ * coord-queue, coord-naming, jakarta.validation-api and spring-integration-core are optional dependencies here: each feature exists only where the
  * application has its module): Coord's other modules keep their own
  * versions of Curator, Jackson 2 and SLF4J, and Jackson 2 (Coord's codecs) sits beside Boot 4's
  * Jackson 3 without conflict (different packages).
