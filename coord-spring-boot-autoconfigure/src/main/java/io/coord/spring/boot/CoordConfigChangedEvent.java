@@ -28,7 +28,7 @@ public final class CoordConfigChangedEvent<T> extends ApplicationEvent implement
         return change.path();
     }
 
-    /** The value before; null if the bean had none (it starts with one, so only after a delete and re-create of nothing). */
+    /** The value the bean held before this change. */
     public T oldValue() {
         return change.oldValue();
     }
@@ -37,7 +37,7 @@ public final class CoordConfigChangedEvent<T> extends ApplicationEvent implement
         return change.newValue();
     }
 
-    /** The znode version now applied ({@code -1}: the key was deleted and there is no default). */
+    /** The znode version now applied (what {@code ConfigStore.compareAndSet} expects next). */
     public long version() {
         return change.version();
     }
