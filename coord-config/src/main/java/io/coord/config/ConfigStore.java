@@ -76,7 +76,7 @@ public interface ConfigStore {
     <T> long rollback(ConfigKey<T> key, long version) throws InterruptedException;
 
     /**
-     * Offers {@code value} to {@code percent} % of instances (0 < percent <= 100): those whose
+     * Offers {@code value} to {@code percent} % of instances ({@code 0 < percent <= 100}): those whose
      * instance id hashes below the percentage apply it, the rest keep the released value. Calling
      * it again replaces the canary. Returns the canary node's version.
      */

@@ -22,8 +22,8 @@
  *       client runs on a new session; details {@code state}, {@code sessionId},
  *       {@code requestedSessionTimeout}, {@code negotiatedSessionTimeout} and {@code stalls}.</li>
  *   <li>Leader-only and lock-guarded jobs ({@link io.coord.spring.boot.CoordJobsAutoConfiguration}),
- *       ShedLock's {@code @SchedulerLock} on Coord's leases: {@link io.coord.spring.boot.LeaderOnly
- *       @LeaderOnly(election = "name")} (needs {@code coord-election}) runs a {@code @Scheduled}
+ *       ShedLock's {@code @SchedulerLock} on Coord's leases:
+ *       {@link io.coord.spring.boot.LeaderOnly @LeaderOnly(election = "name")} (needs {@code coord-election}) runs a {@code @Scheduled}
  *       method only on the instance that leads {@code /elections/{name}}; the application keeps one
  *       candidacy per name from startup to shutdown and joins again after each lost leadership.
  *       {@link io.coord.spring.boot.CoordLocked @CoordLocked(lock = "name", waitFor = "0s")} (needs
