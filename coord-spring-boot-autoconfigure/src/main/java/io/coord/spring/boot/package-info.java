@@ -45,7 +45,7 @@
  *       fails startup naming the method and the value.</li>
  *   <li>Hot-reloaded config beans ({@link io.coord.spring.boot.CoordConfigAutoConfiguration}, needs
  *       {@code coord-config}, which the starter brings): {@link io.coord.spring.boot.CoordConfig
- *       @CoordConfig("app/key")} on a record or class binds it to {@code /config/{app}/{key}};
+ *       &#64;CoordConfig("app/key")} on a record or class binds it to {@code /config/{app}/{key}};
  *       {@link io.coord.spring.boot.EnableCoordConfig @EnableCoordConfig(Type.class)} registers a
  *       {@link io.coord.spring.boot.CoordConfigValue CoordConfigValue&lt;Type&gt;} bean (a holder:
  *       records are final and immutable, so neither the record nor a proxy of it could change).
