@@ -40,7 +40,8 @@ import org.apache.zookeeper.data.Stat;
  * A live namespace for the web console's tests, built with the real recipes on a real server: a
  * lock held by billing-7 with billing-8 waiting, a queue with a claim by worker-a, a delayed task
  * and a dead letter, an election led by node-a with node-b next, a group with two members, a
- * broken barrier, and a config key at v1 read by svc-1. Each actor has its own session, so that
+ * broken barrier, a config key at v1 read by svc-1, and a key with a
+ * 25 % canary in flight. Each actor has its own session, so that
  * a test can release the lock or kill the leader.
  */
 final class ConsoleFixture implements AutoCloseable {
@@ -50,12 +51,22 @@ final class ConsoleFixture implements AutoCloseable {
     private final EmbeddedEnsemble server = EmbeddedEnsemble.start(EmbeddedEnsemble.Options.single());
     private final List<AutoCloseable> open = new ArrayList<>();
     private final ExecutorService pool = Executors.newSingleThreadExecutor();
-    private final CoordClient admin;
-    private final CoordClient leaderSession;
-    private final LockLease held;
-    private final Future<LockLease> waiting;
+    private CoordClient admin;
+    private CoordClient leaderSession;
+    private LockLease held;
+    private Future<LockLease> waiting;
 
+    /** Builds the namespace; on a failure, stops whatever it had started before throwing. */
     ConsoleFixture() throws Exception {
+        try {
+            build();
+        } catch (Exception | Error e) {
+            close();
+            throw e;
+        }
+    }
+
+    private void build() throws Exception {
         admin = client();
         CoordClient holder = client();
         CoordClient waiter = client();
@@ -108,6 +119,9 @@ final class ConsoleFixture implements AutoCloseable {
         open.add(reader::close);
         reader.awaitInitialized(Duration.ofSeconds(10));
         Awaits.until("svc-1 reported v1", Duration.ofSeconds(10), () -> reports(store, key));
+        ConfigKey<JsonNode> flags = ConfigKey.json("billing", "feature.flags");
+        store.put(flags, Codec.mapper().readTree("{\"fastPath\":false}"));
+        store.canary(flags, Codec.mapper().readTree("{\"fastPath\":true}"), 25);
     }
 
     private static boolean reports(ConfigStore store, ConfigKey<JsonNode> key) {
@@ -131,7 +145,7 @@ final class ConsoleFixture implements AutoCloseable {
     /** A new client of the fixture's namespace (closed with the fixture). */
     CoordClient client() throws InterruptedException {
         CoordClient c = CoordClient.connect(CoordSettings.builder().connectString(server.connectString()).namespace(NAMESPACE)
-                .sessionTimeout(Duration.ofSeconds(4)).connectionTimeout(Duration.ofSeconds(4)).build());
+                .sessionTimeout(Duration.ofSeconds(4)).connectionTimeout(Awaits.scaled(Duration.ofSeconds(15))).build());
         open.add(c);
         return c;
     }

@@ -47,7 +47,7 @@ class WebConsoleBrowserTest {
             page.follows("node-b leads after node-a's session closed", t -> t.contains("leader node-b") && !t.contains("node-a"));
 
             page.shows("barriers", "/barriers/nightly", "BROKEN", "1 of 3 arrived", "generation 1");
-            page.shows("config", "/config/billing/batch.size", "v1", "svc-1", "64", "HISTORY");
+            page.shows("config", "/config/billing/batch.size", "v1", "svc-1", "64", "HISTORY", "canary 25%");
             page.shows("findings", "WARNING", "barrier.broken", "coord barrier reset nightly");
         }
     }

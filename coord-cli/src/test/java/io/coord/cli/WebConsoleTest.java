@@ -124,7 +124,7 @@ class WebConsoleTest {
     }
 
     @Test
-    void configShowsTheReleasedVersionItsHistoryAndWhoRunsWhat() throws Exception {
+    void configShowsTheReleasedVersionItsHistoryWhoRunsWhatAndACanary() throws Exception {
         JsonNode k = api("config").get("keys").get(0);
         assertEquals("/config/billing/batch.size", k.get("path").asText(), k.toString());
         assertEquals(1, k.get("version").asLong(), k.toString());
@@ -134,6 +134,10 @@ class WebConsoleTest {
         JsonNode who = k.get("instances").get(0);
         assertEquals("svc-1", who.get("instance").asText(), k.toString());
         assertEquals(1, who.get("version").asLong(), k.toString());
+        JsonNode flags = api("config").get("keys").get(1);
+        assertEquals("/config/billing/feature.flags", flags.get("path").asText(), flags.toString());
+        assertEquals(25.0, flags.get("canary").get("percent").asDouble(), flags.toString());
+        assertTrue(flags.get("canary").get("value").asText().contains("\"fastPath\":true"), flags.toString());
     }
 
     @Test
