@@ -39,7 +39,8 @@ import org.apache.zookeeper.data.Stat;
 /**
  * A live namespace for the web console's tests, built with the real recipes on a real server: a
  * lock held by billing-7 with billing-8 waiting, a queue with a claim by worker-a, a delayed task
- * and a dead letter, an election led by node-a with node-b next, a group with two members, a
+ * and a dead letter, half a queue (only its tasks/ directory), an election led by node-a with
+ * node-b next, a group with two members, a
  * broken barrier, a config key at v1 read by svc-1, and a key with a
  * 25 % canary in flight. Each actor has its own session, so that
  * a test can release the lock or kill the leader.
@@ -88,6 +89,8 @@ final class ConsoleFixture implements AutoCloseable {
         jobs.enqueue(Codec.mapper().readTree("{\"image\":\"b.png\"}"), Instant.now().plus(Duration.ofHours(1)));
         TaskClaim<JsonNode> claim = jobs.claim(Duration.ofSeconds(5)).orElseThrow();
         open.add(claim::close);
+        // half a queue (as a cleanup script may leave it): opening it would create its other directories
+        admin.curator().create().creatingParentsIfNeeded().forPath("/queues/partial/tasks");
 
         Election lead = Election.open(leaderSession, "scheduler", ElectionOptions.builder().participantId("node-a").build());
         open.add(lead::close);
