@@ -21,12 +21,15 @@ import io.coord.queue.QueueOptions;
 import io.coord.queue.QueueStats;
 import io.coord.queue.TaskList;
 import io.coord.queue.TaskQueue;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
 
 /**
@@ -46,11 +49,14 @@ final class ConsoleData implements AutoCloseable {
     /** The directories TaskQueue.open creates when one is missing: the console opens a queue only when they all exist. */
     private static final List<String> QUEUE_DIRS = List.of("tasks", "claims", "dead", "keys", "completed");
     private static final int HISTORY_SHOWN = 5;
+    static final Duration DOCTOR_EVERY = Duration.ofSeconds(5);
 
     private final CoordClient client;
     private final FindingsSource findings;
     private final Map<String, Group<JsonNode>> groups = new ConcurrentHashMap<>();
     private final Map<String, TaskQueue<JsonNode>> queues = new ConcurrentHashMap<>();
+    private ObjectNode lastFindings;
+    private long lastFindingsAt;
 
     ConsoleData(CoordClient client, FindingsSource findings) {
         this.client = client;
@@ -78,7 +84,9 @@ final class ConsoleData implements AutoCloseable {
     ObjectNode queues() throws Exception {
         ObjectNode o = page();
         ArrayNode list = o.putArray("queues");
-        for (String name : children(QUEUES)) {
+        TreeSet<String> present = children(QUEUES);
+        closeGone(queues, present, TaskQueue::close);
+        for (String name : present) {
             List<String> missing = missingDirs(name);
             if (!missing.isEmpty()) {
                 list.addObject().put("queue", name).put("incomplete", "no " + String.join(", ", missing)
@@ -120,13 +128,7 @@ final class ConsoleData implements AutoCloseable {
         }
         ArrayNode list = o.putArray("groups");
         TreeSet<String> present = children(Group.ROOT);
-        groups.keySet().removeIf(name -> {
-            if (present.contains(name)) {
-                return false;
-            }
-            groups.get(name).close();
-            return true;
-        });
+        closeGone(groups, present, Group::close);
         for (String name : present) {
             Group<JsonNode> g = group(name);
             GroupView<JsonNode> view = g.view();
@@ -201,15 +203,35 @@ final class ConsoleData implements AutoCloseable {
         return o;
     }
 
-    /** {@code /api/findings}: the doctor's findings, worst first. */
-    ObjectNode findings() throws Exception {
+    /**
+     * {@code /api/findings}: the doctor's findings, worst first. A doctor's pass reads the whole
+     * namespace and asks every server for its watches, so it runs at most every {@link #DOCTOR_EVERY}
+     * however often the page polls; {@code at} says when the shown pass ran.
+     */
+    synchronized ObjectNode findings() throws Exception {
+        if (lastFindings != null && System.nanoTime() - lastFindingsAt < DOCTOR_EVERY.toNanos()) {
+            return lastFindings;
+        }
         ObjectNode o = page();
         o.put("doctor", findings != FindingsSource.NONE);
         ArrayNode list = o.putArray("findings");
         findings.findings().stream()
                 .sorted((a, b) -> b.severity().compareTo(a.severity()))
                 .forEach(f -> list.add(Codec.mapper().valueToTree(f)));
+        lastFindings = o;
+        lastFindingsAt = System.nanoTime();
         return o;
+    }
+
+    /** Closes and forgets the kept-open recipes whose node is gone. */
+    private static <R> void closeGone(Map<String, R> open, Set<String> present, Consumer<R> close) {
+        open.entrySet().removeIf(e -> {
+            if (present.contains(e.getKey())) {
+                return false;
+            }
+            close.accept(e.getValue());
+            return true;
+        });
     }
 
     private static ObjectNode page() {

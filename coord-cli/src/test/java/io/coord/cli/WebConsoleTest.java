@@ -154,6 +154,26 @@ class WebConsoleTest {
     }
 
     @Test
+    void theDoctorRunsAtMostEveryFiveSecondsHoweverOftenThePagePolls() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger passes = new java.util.concurrent.atomic.AtomicInteger();
+        List<java.time.Instant> shown = new java.util.ArrayList<>();
+        try (WebConsole counted = WebConsole.start(fixture.client(), "127.0.0.1", 0, () -> {
+            passes.incrementAndGet();
+            return List.of(FINDING);
+        })) {
+            for (int i = 0; i < 3; i++) {
+                JsonNode page = Codec.mapper().readTree(get(counted.url() + "api/findings").body());
+                shown.add(java.time.Instant.parse(page.get("at").asText()));
+            }
+        }
+        List<java.time.Instant> runs = shown.stream().distinct().toList();
+        assertEquals(runs.size(), passes.get(), "one pass per distinct 'at': " + shown);
+        for (int i = 1; i < runs.size(); i++) {
+            assertTrue(java.time.Duration.between(runs.get(i - 1), runs.get(i)).compareTo(ConsoleData.DOCTOR_EVERY) >= 0, shown::toString);
+        }
+    }
+
+    @Test
     void thePageAndItsFilesAreServedAndNothingButGetIs() throws Exception {
         HttpResponse<String> page = get(console.url());
         assertEquals(200, page.statusCode());
