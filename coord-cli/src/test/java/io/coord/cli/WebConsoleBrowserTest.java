@@ -34,6 +34,8 @@ class WebConsoleBrowserTest {
                              "find the members that never came, then coord barrier reset nightly")));
              HeadlessChromium browser = HeadlessChromium.open(console.url() + "#locks", 1100, 640)) {
             Page page = new Page(browser, shots);
+            // Starting a browser is slow on a loaded machine; how fast the page follows is measured from here.
+            page.follows("the page's first poll drawn", Duration.ofSeconds(30), t -> t.contains("updated "));
 
             page.shows("locks", "billing-7", "billing-8", "1 waiting", "held since");
             fixture.releaseLock();
@@ -56,7 +58,7 @@ class WebConsoleBrowserTest {
     private record Page(HeadlessChromium browser, String shots) {
         void shows(String tab, String... texts) throws Exception {
             browser.eval("location.hash = '#" + tab + "'");
-            String text = follows(tab + " shows " + String.join(", ", texts), t -> List.of(texts).stream().allMatch(t::contains));
+            String text = follows(tab + " shows " + String.join(", ", texts), FOLLOWS, t -> List.of(texts).stream().allMatch(t::contains));
             assertFalse(text.contains("cannot read"), text);
             if (shots != null) {
                 Files.createDirectories(Path.of(shots));
@@ -65,9 +67,13 @@ class WebConsoleBrowserTest {
         }
 
         String follows(String what, java.util.function.Predicate<String> condition) {
+            return follows(what, FOLLOWS, condition);
+        }
+
+        String follows(String what, Duration bound, java.util.function.Predicate<String> condition) {
             String[] last = {""};
             try {
-                return Awaits.value(what, FOLLOWS, () -> {
+                return Awaits.value(what, bound, () -> {
                     try {
                         last[0] = browser.eval("document.getElementById('view').innerText + '\\n' + document.getElementById('status').innerText");
                     } catch (Exception e) {
