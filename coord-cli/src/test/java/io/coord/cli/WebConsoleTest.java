@@ -174,6 +174,27 @@ class WebConsoleTest {
     }
 
     @Test
+    void aTreeTheClientMayNotReadIsAOneLineErrorOnItsTabAndTheOtherTabsStillWork() throws Exception {
+        try (CoordClient owner = CoordClient.connect(io.coord.CoordSettings.builder().connectString(fixture.connectString())
+                .namespace("ui-acl").build())) {
+            owner.curator().create().creatingParentsIfNeeded().withACL(List.of(new org.apache.zookeeper.data.ACL(
+                    org.apache.zookeeper.ZooDefs.Perms.ALL, new org.apache.zookeeper.data.Id("digest",
+                            org.apache.zookeeper.server.auth.DigestAuthenticationProvider.generateDigest("ops:secret")))))
+                    .forPath("/locks");
+            try (CoordClient reader = CoordClient.connect(io.coord.CoordSettings.builder().connectString(fixture.connectString())
+                    .namespace("ui-acl").build());
+                 WebConsole denied = WebConsole.start(reader, "127.0.0.1", 0, FindingsSource.NONE)) {
+                HttpResponse<String> locks = get(denied.url() + "api/locks");
+                assertEquals(503, locks.statusCode(), locks.body());
+                String error = Codec.mapper().readTree(locks.body()).get("error").asText();
+                assertTrue(error.contains("/locks") && !error.contains("\n"), error);
+                assertTrue(error.startsWith("NotAuthorizedException: not authorized") && error.contains("as anonymous"), error);
+                assertEquals(200, get(denied.url() + "api/queues").statusCode());
+            }
+        }
+    }
+
+    @Test
     void thePageAndItsFilesAreServedAndNothingButGetIs() throws Exception {
         HttpResponse<String> page = get(console.url());
         assertEquals(200, page.statusCode());
