@@ -13,7 +13,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "coord", mixinStandardHelpOptions = true, versionProvider = CoordCommand.Version.class,
         description = "Coord: ZooKeeper coordination recipes on Apache Curator.",
         subcommands = {ServerCommand.class, StatusCommand.class, BenchCommand.class, IdsCommand.class, ServicesCommand.class,
-            LeaderCommand.class, MembersCommand.class, QueueCommand.class, LockCommand.class, BarrierCommand.class, ConfigCommand.class,
+            LeaderCommand.class, MembersCommand.class, QueueCommand.class, LockCommand.class, BarrierCommand.class, ConfigCommand.class, UiCommand.class,
             io.coord.cli.demo.DemoCommand.class, ChaosCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 failed, 2 usage error, 3 ZooKeeper unreachable."})
 public final class CoordCommand implements Callable<Integer> {

@@ -48,6 +48,13 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--logs", paramLabel = "DIR", description = "keep each worker's log in DIR/worker-N.log")
     Path logs;
 
+    @Option(names = "--ui", description = "serve the read-only web console (coord ui) of the run's namespace while it runs, and print its URL")
+    boolean ui;
+
+    @Option(names = "--ui-port", paramLabel = "P", defaultValue = "8080",
+            description = "with --ui: the console's port on 127.0.0.1, 0 for any free one (default: ${DEFAULT-VALUE})")
+    int uiPort;
+
     @Option(names = "--unfenced", hidden = true,
             description = "control run: the ledger accepts stale tokens, so the run's own checks must fail (exit 1)")
     boolean unfenced;
@@ -58,7 +65,8 @@ public final class DemoCommand implements Callable<Integer> {
         DemoOptions options;
         try {
             options = DemoOptions.defaults(seed != null ? seed : System.nanoTime() % 100_000)
-                    .withWorkers(workers).withConnect(connect).withFenced(!unfenced).withLogs(logs);
+                    .withWorkers(workers).withConnect(connect).withFenced(!unfenced).withLogs(logs)
+                    .withUi(ui ? uiPort : DemoOptions.NO_UI);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

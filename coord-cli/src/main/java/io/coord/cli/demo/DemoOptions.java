@@ -16,8 +16,11 @@ import java.util.Arrays;
  *                 for the pause, the third for the kills (see {@code DemoScript})
  * @param applyMs  how long a worker works on one task while it holds the ledger lock
  * @param logs     a directory to copy each worker's log (its stderr) into at the end, or null
+ * @param uiPort   the port of the web console served while the run goes ({@code --ui}; 0: any
+ *                 free one), or {@link #NO_UI}
  */
-record DemoOptions(int workers, String connect, long seed, boolean fenced, int[] waves, int applyMs, Path logs) {
+record DemoOptions(int workers, String connect, long seed, boolean fenced, int[] waves, int applyMs, Path logs, int uiPort) {
+    static final int NO_UI = -1;
     static final int MIN_WORKERS = 3;
     static final int MAX_WORKERS = 16;
 
@@ -34,6 +37,9 @@ record DemoOptions(int workers, String connect, long seed, boolean fenced, int[]
                     + " change comes after 3 are done) and 2 in the last (the two killed workers claim one each), got "
                     + Arrays.toString(waves));
         }
+        if (uiPort != NO_UI && (uiPort < 0 || uiPort > 65_535)) {
+            throw new IllegalArgumentException("--ui-port must be within 0..65535, got " + uiPort);
+        }
         if (applyMs < 0) {
             throw new IllegalArgumentException("applyMs must be >= 0, got " + applyMs);
         }
@@ -42,23 +48,27 @@ record DemoOptions(int workers, String connect, long seed, boolean fenced, int[]
 
     /** The defaults of {@code coord demo}: 4 workers, an embedded ensemble, fencing on. */
     static DemoOptions defaults(long seed) {
-        return new DemoOptions(4, null, seed, true, new int[] {24, 12, 12}, 120, null);
+        return new DemoOptions(4, null, seed, true, new int[] {24, 12, 12}, 120, null, NO_UI);
     }
 
     DemoOptions withWorkers(int n) {
-        return new DemoOptions(n, connect, seed, fenced, waves, applyMs, logs);
+        return new DemoOptions(n, connect, seed, fenced, waves, applyMs, logs, uiPort);
     }
 
     DemoOptions withConnect(String connectString) {
-        return new DemoOptions(workers, connectString, seed, fenced, waves, applyMs, logs);
+        return new DemoOptions(workers, connectString, seed, fenced, waves, applyMs, logs, uiPort);
     }
 
     DemoOptions withFenced(boolean on) {
-        return new DemoOptions(workers, connect, seed, on, waves, applyMs, logs);
+        return new DemoOptions(workers, connect, seed, on, waves, applyMs, logs, uiPort);
     }
 
     DemoOptions withLogs(Path dir) {
-        return new DemoOptions(workers, connect, seed, fenced, waves, applyMs, dir);
+        return new DemoOptions(workers, connect, seed, fenced, waves, applyMs, dir, uiPort);
+    }
+
+    DemoOptions withUi(int port) {
+        return new DemoOptions(workers, connect, seed, fenced, waves, applyMs, logs, port);
     }
 
     int totalTasks() {

@@ -3,6 +3,7 @@ package io.coord.cli.demo;
 import io.coord.CoordClient;
 import io.coord.CoordException;
 import io.coord.CoordSettings;
+import io.coord.cli.WebConsole;
 import io.coord.cli.demo.RunState.Worker;
 import io.coord.config.ConfigOptions;
 import io.coord.config.ConfigStore;
@@ -13,6 +14,7 @@ import io.coord.membership.MemberInfo;
 import io.coord.naming.Discovery;
 import io.coord.naming.Endpoint;
 import io.coord.test.EmbeddedEnsemble;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -54,6 +56,7 @@ final class DemoRun implements AutoCloseable {
     private volatile boolean finished;
     private volatile EmbeddedEnsemble ensemble;
     private volatile CoordClient client;
+    private volatile WebConsole console;
     private Group<Map<String, Object>> group;
     private String connect;
     private long sessionTimeoutMs = -1;
@@ -128,6 +131,9 @@ final class DemoRun implements AutoCloseable {
         ConfigStore store = ConfigStore.open(client, ConfigOptions.defaults());
         store.createIfAbsent(DemoLayout.BATCH_SIZE, 2);
         say.event("namespace /" + namespace + "; published batch.size=2 (v0) with coord-config");
+        if (options.uiPort() != DemoOptions.NO_UI) {
+            startConsole();
+        }
         group = Group.open(client, DemoLayout.GROUP, mapType());
         group.addListener(new GroupListener<>() {
             private final Set<String> seen = new HashSet<>();
@@ -200,6 +206,17 @@ final class DemoRun implements AutoCloseable {
         say.event("membership: " + DemoLayout.GROUP + " has " + view.size() + " members (view " + DemoLayout.hex(view.version()) + ")");
     }
 
+    /** {@code --ui}: the web console of the run's namespace, on the controller's client, until the run closes. */
+    private void startConsole() {
+        try {
+            console = WebConsole.start(client, "127.0.0.1", options.uiPort());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot serve the web console on 127.0.0.1:" + options.uiPort() + ": " + e.getMessage()
+                    + " (pick another --ui-port)", e);
+        }
+        say.event("web console: " + console.url() + " (read-only; it stops when the run ends)");
+    }
+
     /** Stops every worker, removes the run's namespace from a real ensemble, closes the client and the ensemble. Idempotent. */
     @Override
     public synchronized void close() {
@@ -211,6 +228,10 @@ final class DemoRun implements AutoCloseable {
             say.event("interrupted: stopping the workers" + (ensemble != null ? " and the ensemble" : ""));
         }
         processes.forEach(p -> p.close(options.logs()));
+        WebConsole web = console;
+        if (web != null) {
+            web.close();
+        }
         CoordClient c = client;
         if (c != null) {
             if (group != null) {

@@ -32,6 +32,13 @@ class DemoCommandTest {
     }
 
     @Test
+    void aUiPortOutOfRangeIsAUsageErrorNamingIt() {
+        Result r = run("--ui", "--ui-port", "70000");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("--ui-port must be within 0..65535, got 70000"), r.err());
+    }
+
+    @Test
     void anEmptyConnectStringIsAUsageError() {
         Result r = run("--connect", " ");
         assertEquals(2, r.code());

@@ -2,6 +2,7 @@ package io.coord.cli.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.cli.demo.DemoResult.Leader;
@@ -9,9 +10,21 @@ import io.coord.test.Awaits;
 import io.coord.test.LeakCheckExtension;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -105,5 +118,42 @@ class DemoIT {
                 || Boolean.FALSE.equals(r.invariants().get("every task done exactly once")), r.invariants()::toString);
         assertTrue(text.contains("RESULT: FAILED"), text);
         assertTrue(text.contains("  - no stale write accepted: "), text);
+    }
+
+    /** {@code coord demo --ui}: the console serves the run's namespace while it runs, at the URL it prints, and stops with it. */
+    @Test
+    void withUiTheConsoleServesTheRunWhileItRunsAndStopsWithIt() throws Exception {
+        StringWriter out = new StringWriter(); // a StringBuffer inside: written by the run, read here
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<DemoResult> run = pool.submit(() -> DemoCommand.run(DemoOptions.defaults(42).withWorkers(3).withUi(0),
+                    new PrintWriter(out, true), false));
+            String url = Awaits.value("the console's URL printed", Duration.ofSeconds(60), () -> {
+                Matcher m = Pattern.compile("web console: (http://\\S+)").matcher(out.toString());
+                return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+            });
+            HttpClient http = HttpClient.newHttpClient();
+            HttpResponse<String> locks = http.send(HttpRequest.newBuilder(URI.create(url + "api/locks")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, locks.statusCode(), locks.body());
+            assertTrue(locks.body().contains("\"locks\":["), locks.body());
+            // the workers join the group as they come up
+            Awaits.until("the console shows the demo's group", Duration.ofSeconds(60), () -> {
+                try {
+                    return http.send(HttpRequest.newBuilder(URI.create(url + "api/elections")).build(), HttpResponse.BodyHandlers.ofString())
+                            .body().contains("\"group\":\"demo-workers\"");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            DemoResult r = run.get(Awaits.scaled(Duration.ofMinutes(3)).toSeconds(), TimeUnit.SECONDS);
+            System.out.println(out);
+            assertEquals(0, r.exitCode(), out::toString);
+            assertThrows(ConnectException.class, () -> http.send(HttpRequest.newBuilder(URI.create(url)).build(),
+                    HttpResponse.BodyHandlers.ofString()), "the console stopped with the run");
+        } finally {
+            pool.shutdownNow();
+            pool.awaitTermination(30, TimeUnit.SECONDS);
+        }
     }
 }
