@@ -10,15 +10,12 @@ import io.coord.test.EmbeddedEnsemble;
 import io.coord.test.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +30,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ServerFactIT {
     private static final Duration LONG = Duration.ofSeconds(60);
-    private static final Pattern CONS = Pattern.compile("sid=0x([0-9a-f]+),.*?lcxid=0x([0-9a-f]+)");
 
     @RegisterExtension
     static final ZooKeeperExtension zk = ZooKeeperExtension.single();
@@ -96,17 +92,7 @@ class ServerFactIT {
         }
     }
 
-    /** The last client xid the server saw from each session ({@code cons}; pings do not count). */
     private static Map<Long, Long> xids() {
-        int port = zk.ensemble().clientPort(0);
-        String cons = EmbeddedEnsemble.fourLetterWord(port, "cons").orElseThrow(() -> new AssertionError("no answer to 'cons'"));
-        Map<Long, Long> out = new HashMap<>();
-        for (String line : cons.split("\n")) {
-            Matcher m = CONS.matcher(line);
-            if (m.find()) {
-                out.put(Long.parseUnsignedLong(m.group(1), 16), Long.parseLong(m.group(2), 16));
-            }
-        }
-        return out;
+        return EmbeddedEnsemble.lastClientXids(zk.ensemble().clientPort(0));
     }
 }
