@@ -142,6 +142,11 @@ final class BarrierStore {
             return new View(RECORDS.decode(broken, data), -1, stat.getMtime());
         }
         Phase phase = markers.contains(Generation.DONE) ? Phase.DONE : markers.contains(Generation.READY) ? Phase.READY : Phase.OPEN;
+        return decided(generation, phase, parties);
+    }
+
+    /** A view of {@code generation} in {@code phase}, known from its markers (no record, no root version). */
+    static View decided(long generation, Phase phase, int parties) {
         return new View(new GenerationRecord(generation, phase, parties, null, null, List.of(), null), -1, 0);
     }
 
@@ -231,8 +236,10 @@ final class BarrierStore {
         }
         byte[] data = RECORDS.encode(root, open.ready());
         byte[] list = READY_RECORDS.encode(g.marker(Generation.READY), new ReadyRecord(names));
-        ops.add(op(() -> curator().transactionOp().setData().withVersion(version).forPath(root.value(), data)));
+        // The marker first: its creation event reaches each waiter before the root's change, and
+        // is the fact the waiter returns on (ReadyWatch); woken by the root's first, it would read.
         ops.add(op(() -> curator().transactionOp().create().forPath(g.marker(Generation.READY).value(), list)));
+        ops.add(op(() -> curator().transactionOp().setData().withVersion(version).forPath(root.value(), data)));
         return commit(ops, "record READY of generation " + open.generation());
     }
 

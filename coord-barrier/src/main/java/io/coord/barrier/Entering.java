@@ -43,6 +43,8 @@ final class Entering extends Waiting {
      * READY at v+1, then DONE or BROKEN), so any root read of this generation tells it.
      */
     private int readyVersion = -1;
+    /** The watch on the ready marker of the generation this call took a seat in: READY as a server fact. */
+    private ReadyWatch readyWatch;
 
     Entering(ZkDoubleBarrier barrier, Duration timeout) {
         super(barrier, timeout);
@@ -73,6 +75,9 @@ final class Entering extends Waiting {
             }
             throw e;
         } finally {
+            if (readyWatch != null) {
+                readyWatch.remove(); // only if it never fired: a broken (or abandoned) generation's marker never comes
+            }
             finish("coord.barrier.enter.wait", outcome);
         }
     }
@@ -153,6 +158,10 @@ final class Entering extends Waiting {
                 CompletableFuture<io.coord.internal.Zk.MultiAnswer> taking = store.seats().takeSeat(g, name);
                 CompletableFuture<CuratorEvent> relisted = store.seats().readMembersAsync(watching, g, null);
                 CompletableFuture<CuratorEvent> rerooted = store.seats().readRootAsync(watching, rootWatch);
+                if (readyWatch != null) {
+                    readyWatch.remove();
+                }
+                readyWatch = ReadyWatch.set(store.zk(), g, signal);
                 io.coord.internal.Zk.MultiAnswer answer = SeatCalls.await(taking, giveUp, g.members());
                 KeeperException.Code code = answer.code();
                 if (code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT) {
@@ -242,6 +251,10 @@ final class Entering extends Waiting {
         boolean first = true;
         while (true) {
             try {
+                if (view == null && readyWatch != null && readyWatch.generation() == g.number() && readyWatch.ready()) {
+                    // The server's word that READY is recorded: no read (see ReadyWatch).
+                    view = BarrierStore.decided(g.number(), Phase.READY, barrier.parties());
+                }
                 if (view == null) {
                     view = reread(g, Phase.OPEN);
                     noteRoot(view);

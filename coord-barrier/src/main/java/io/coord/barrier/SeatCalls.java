@@ -5,6 +5,7 @@ import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.barrier.Generation.Members;
 import io.coord.barrier.Generation.Seat;
+import io.coord.internal.Background;
 import io.coord.internal.Payloads;
 import io.coord.internal.Zk;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +16,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
@@ -43,21 +43,9 @@ final class SeatCalls {
         this.root = store.root();
     }
 
-    /** One background call: hands Curator the callback. */
-    @FunctionalInterface
-    interface Call {
-        void start(BackgroundCallback callback) throws Exception;
-    }
-
     /** Starts one background call; its event (any result code) completes the future. */
-    CompletableFuture<CuratorEvent> async(CoordPath path, Call call) {
-        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
-        try {
-            call.start((client, event) -> result.complete(event));
-        } catch (Exception e) {
-            result.completeExceptionally(zk.translate(e, path));
-        }
-        return result;
+    CompletableFuture<CuratorEvent> async(CoordPath path, Background.Call call) {
+        return Background.call(zk, path, call);
     }
 
     /** The event of a background call, waiting at most until {@code deadlineNanos}. */
@@ -73,7 +61,7 @@ final class SeatCalls {
 
     /** The result code of an event, as ZooKeeper's enum. */
     static KeeperException.Code code(CuratorEvent event) {
-        return KeeperException.Code.get(event.getResultCode());
+        return Background.code(event);
     }
 
     /** The Coord exception for a failed event. */
@@ -161,11 +149,13 @@ final class SeatCalls {
             ops.add(store.op(() -> store.curator().transactionOp().check().forPath(g.seat(seat.node()).value())));
         }
         admitted.add(name + String.format("%010d", seq));
-        ops.add(store.op(() -> store.curator().transactionOp().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(base.value(), new byte[0])));
         byte[] data = BarrierStore.RECORDS.encode(root, open.ready());
         byte[] list = BarrierStore.READY_RECORDS.encode(g.marker(Generation.READY), new BarrierStore.ReadyRecord(admitted));
-        ops.add(store.op(() -> store.curator().transactionOp().setData().withVersion(rootVersion).forPath(root.value(), data)));
+        // The marker before anything another waiter watches (the seats' listing, the root): its
+        // event comes first, so no waiter wakes on another one and reads (see BarrierStore.tryReady).
         ops.add(store.op(() -> store.curator().transactionOp().create().forPath(g.marker(Generation.READY).value(), list)));
+        ops.add(store.op(() -> store.curator().transactionOp().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(base.value(), new byte[0])));
+        ops.add(store.op(() -> store.curator().transactionOp().setData().withVersion(rootVersion).forPath(root.value(), data)));
         Payloads.checkTransaction(ops, Payloads.TRANSACTION_LIMIT);
         List<OpResult> results;
         try {

@@ -23,7 +23,8 @@ import org.apache.curator.framework.WatcherRemoveCuratorFramework;
  * What {@link Entering} and {@link Leaving} share: one call's deadline, its watches and wake-up
  * signal (coord-core's {@link WakeSignal}, with the barrier's {@link RootWatch} on it), and the
  * steps that end a wait (recording a break, waiting out a lost connection, an interrupt). Nothing
- * here decides from an event: every wake-up leads to another read.
+ * here decides from an event: every wake-up leads to another read (the one server fact an enter
+ * acts on is {@link ReadyWatch}'s, checked in {@link Entering}).
  *
  * <p>Time: the caller's timeout runs on {@link System#nanoTime()}. When it passes, the waiter
  * breaks the generation (unless the next read shows it decided). If ZooKeeper cannot be reached

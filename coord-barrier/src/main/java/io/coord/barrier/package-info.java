@@ -10,10 +10,18 @@
  *       ZooKeeper transaction that compare-and-sets the barrier's root record: the member whose
  *       arrival completes the count records READY (in the same transaction as its seat when it
  *       can), and any member that sees a failure records BROKEN;
- *       only one of the two can commit. Every waiter returns according to the recorded decision,
- *       read again after every watch event and after every reconnect — an event alone, a spurious
- *       wake-up or a reconnect never decides anything. So either every waiter of a phase is let
- *       through, or every one gets {@link io.coord.BarrierBrokenException}.
+ *       only one of the two can commit. Every waiter returns according to the recorded decision:
+ *       it reads it again after every wake-up and every reconnect, with one exception, a server
+ *       fact (issue 18). The {@code ready} marker is created only by the transaction that records
+ *       READY (before the root's change in it, so its event comes first), and a generation's
+ *       number is never reused; so a {@code NodeCreated} event for exactly this generation's
+ *       {@code ready} path, carrying the server's zxid, says READY is recorded, and a waiter in
+ *       {@code enter} returns on it without reading (its watch is set on the raw ZooKeeper handle,
+ *       since Curator's namespace wrapper drops the zxid). Nothing else decides: session events
+ *       ({@code EventType.None}), a wait that returns with no event, events for other paths or
+ *       generations, and an event queued in the client (no zxid) only lead to another read. So
+ *       either every waiter of a phase is let through, or every one gets
+ *       {@link io.coord.BarrierBrokenException}.
  *   <li><b>Failures are loud.</b> A member whose session ends while others wait breaks the
  *       generation; so does any waiter's timeout or interrupt. Every waiter then gets
  *       {@link io.coord.BarrierBrokenException} naming the failed or missing members. A member
@@ -37,7 +45,7 @@
  * /barriers/{name}/{generation}/members                        persistent; data version = arrivals so far
  * /barriers/{name}/{generation}/members/m-{memberId}-{unique}-{seq}     ephemeral-sequential: one seat (unique: the member's prefix + random)
  * /barriers/{name}/{generation}/members/left-{seq}   persistent: seat {seq} left
- * /barriers/{name}/{generation}/ready                persistent: all entered (data: the admitted seats)
+ * /barriers/{name}/{generation}/ready                persistent: all entered (data: the admitted seats); waiters in enter watch it (exists)
  * /barriers/{name}/{generation}/done                 persistent: all left
  * /barriers/{name}/{generation}/broken               persistent: broke (data: reason, failed members, phase)
  * /gates/{name}                                      persistent: a set gate

@@ -27,7 +27,9 @@ import org.apache.curator.x.discovery.ServiceProvider;
  * <ul>
  *   <li>{@code naming.sequence}: {@link SequenceIds#next()} (one unconditional write per ID) against
  *       Curator's {@code DistributedAtomicLong.increment()} (read, then compare-and-set), from one
- *       client and from four contending clients;</li>
+ *       client and from four contending clients; and {@link SequenceIds#nextAsync()} with
+ *       {@value Sequence#IN_FLIGHT} calls in flight from one client against the same sync
+ *       increments (issue 18: at least 10 times as many IDs per second);</li>
  *   <li>{@code naming.blocks}: {@link BlockIds#next()} from one client and thread (default options:
  *       blocks of 10 000, prefetched) against the same {@code DistributedAtomicLong} increments;</li>
  *   <li>{@code naming.resolve}: {@link Resolver#resolve()} from its cache against curator-x-discovery's
@@ -59,6 +61,9 @@ final class NamingBench {
         static final String NAME = "naming.sequence";
         static final int DEFAULT_OPS = 600;
         static final int CLIENTS = 4;
+        static final int IN_FLIGHT = 64;
+        /** Async IDs per round: this many times the peer's increments (the peer is that much slower). */
+        static final int ASYNC_SCALE = 10;
 
         @Override
         public String name() {
@@ -67,7 +72,8 @@ final class NamingBench {
 
         @Override
         public String description() {
-            return "SequenceIds.next() per second, 1 and " + CLIENTS + " clients; peer: Curator DistributedAtomicLong.increment()";
+            return "SequenceIds.next() per second, 1 and " + CLIENTS + " clients, and nextAsync() with " + IN_FLIGHT
+                    + " in flight; peer: Curator DistributedAtomicLong.increment()";
         }
 
         @Override
@@ -87,14 +93,47 @@ final class NamingBench {
                 BenchContext.Paired<RoundResult> many = ctx.alternate(
                         round -> parallel(pool, n, i -> ours.get(i).next() > 0),
                         round -> parallel(pool, n, i -> increment(peers.get(i))));
+                BenchContext.Paired<RoundResult> async = ctx.alternate(
+                        round -> inFlight(ours.get(0), (long) n * ASYNC_SCALE, IN_FLIGHT),
+                        round -> timed(n, () -> increment(peers.get(0))));
                 return List.of(
                         Figures.rate(NAME, "throughput.1client", "ids/s", one, PEER_DAL),
-                        Figures.rate(NAME, "throughput." + CLIENTS + "clients", "ids/s", many, PEER_DAL));
+                        Figures.rate(NAME, "throughput." + CLIENTS + "clients", "ids/s", many, PEER_DAL),
+                        Figures.rate(NAME, "throughput.async" + IN_FLIGHT, "ids/s", async, PEER_DAL));
             } finally {
                 pool.shutdownNow();
                 pool.awaitTermination(10, TimeUnit.SECONDS);
                 clients.forEach(CoordClient::close);
             }
+        }
+
+        /**
+         * {@code n} {@code nextAsync()} calls from one thread with at most {@code window} in flight
+         * (default executor, as a new user would); every ID must come back.
+         */
+        private static RoundResult inFlight(SequenceIds ids, long n, int window) throws InterruptedException {
+            java.util.concurrent.Semaphore slots = new java.util.concurrent.Semaphore(window);
+            java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+            long start = System.nanoTime();
+            for (long i = 0; i < n && failed.get() == null; i++) {
+                if (!slots.tryAcquire(60, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("nextAsync: no answer within 60 s with " + window + " in flight");
+                }
+                ids.nextAsync().whenComplete((id, e) -> {
+                    if (e != null) {
+                        failed.compareAndSet(null, e);
+                    }
+                    slots.release();
+                });
+            }
+            if (!slots.tryAcquire(window, 60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("nextAsync: the last calls did not complete within 60 s");
+            }
+            if (failed.get() != null) {
+                throw new IllegalStateException("nextAsync failed: " + failed.get(), failed.get());
+            }
+            long elapsed = System.nanoTime() - start;
+            return new RoundResult(elapsed <= 0 ? 0 : n / (elapsed / 1e9), 0, 0);
         }
 
         /** {@code n} operations per client on every client at once; only successful increments count. */

@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * Writes configuration safely: every value is checked (type, size, the key's validator) before
@@ -50,6 +52,44 @@ public interface ConfigStore {
      * @throws io.coord.ConflictException naming the current version (or saying the key does not exist)
      */
     <T> long compareAndSet(ConfigKey<T> key, long expectedVersion, T value) throws InterruptedException;
+
+    /**
+     * {@link #put} without blocking: the future completes with the new version on
+     * {@link java.util.concurrent.ForkJoinPool#commonPool()}. See {@link #putAsync(ConfigKey, Object, Executor)}.
+     */
+    <T> CompletableFuture<Long> putAsync(ConfigKey<T> key, T value);
+
+    /**
+     * {@link #put} without blocking, with the same checks and the same transaction: the value is
+     * checked (type, size, validator) now, on the calling thread, and a bad one is thrown here,
+     * before anything is sent; the publish then runs in the background with no thread waiting
+     * for it, and the future completes on {@code executor} (never on ZooKeeper's or Coord's event
+     * thread; an executor that refuses the task: on the common pool).
+     * <ul>
+     *   <li>A put that loses a race with another writer looks again, as {@code put} does (at most
+     *       20 times, then {@link io.coord.ConflictException}).
+     *   <li>Connection loss: a transaction whose answer was lost is recognised as ours if the key
+     *       holds our bytes at our version; otherwise it is tried again after a pause, until the
+     *       client's {@code requestTimeout} (on {@link System#nanoTime()}), then the future fails
+     *       with {@link io.coord.ConnectionLostException}.
+     *   <li>Cancelling the future sends nothing more. Before the transaction was sent, nothing is
+     *       written and no node is left behind (a key's first publish creates its directories in
+     *       the transaction itself); a transaction already sent commits whole or not at all.
+     * </ul>
+     */
+    <T> CompletableFuture<Long> putAsync(ConfigKey<T> key, T value, Executor executor);
+
+    /** {@link #compareAndSet} without blocking, completing on the common pool: see {@link #compareAndSetAsync(ConfigKey, long, Object, Executor)}. */
+    <T> CompletableFuture<Long> compareAndSetAsync(ConfigKey<T> key, long expectedVersion, T value);
+
+    /**
+     * {@link #compareAndSet} without blocking, with the rules of {@link #putAsync(ConfigKey, Object, Executor)}
+     * (checks on the calling thread, completion on {@code executor}, cancellation, connection
+     * loss). A compare-and-set that lost fails the future with {@link io.coord.ConflictException}
+     * naming the current version (or saying the key does not exist); a bad
+     * {@code expectedVersion} is thrown here.
+     */
+    <T> CompletableFuture<Long> compareAndSetAsync(ConfigKey<T> key, long expectedVersion, T value, Executor executor);
 
     /** Publishes {@code value} as version 0 if the key does not exist; false (and nothing written) if it does. */
     <T> boolean createIfAbsent(ConfigKey<T> key, T value) throws InterruptedException;

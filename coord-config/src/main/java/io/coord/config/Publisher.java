@@ -30,7 +30,7 @@ final class Publisher {
     static final long ABSENT = -1;
     /** Result of a create-if-absent that found the key already there. */
     static final long EXISTED = -1;
-    private static final int MAX_ATTEMPTS = 20;
+    static final int MAX_ATTEMPTS = 20;
 
     private final Zk zk;
     private final CuratorFramework curator;
@@ -113,8 +113,18 @@ final class Publisher {
 
     private List<CuratorOp> ops(String app, String key, CoordPath node, CoordPath historyDir, byte[] bytes, long base, long version)
             throws InterruptedException {
-        List<String> history = ConfigLayout.sortedHistory(zk.call(historyDir, () -> curator.getChildren().forPath(historyDir.value())));
-        List<CuratorOp> ops = new ArrayList<>();
+        List<String> history = zk.call(historyDir, () -> curator.getChildren().forPath(historyDir.value()));
+        return ops(app, key, node, historyDir, history, bytes, base, version, new ArrayList<>());
+    }
+
+    /**
+     * The publish transaction on top of {@code ops} (which may already hold creates of missing
+     * directories): the key's write first, then the history entry and the trimming of the oldest,
+     * given the history's current names.
+     */
+    List<CuratorOp> ops(String app, String key, CoordPath node, CoordPath historyDir, List<String> children, byte[] bytes,
+                        long base, long version, List<CuratorOp> ops) {
+        List<String> history = ConfigLayout.sortedHistory(children);
         try {
             ops.add(base == ABSENT ? curator.transactionOp().create().forPath(node.value(), bytes)
                     : curator.transactionOp().setData().withVersion((int) base).forPath(node.value(), bytes));
@@ -136,7 +146,7 @@ final class Publisher {
     }
 
     /** Index of the operation that made the transaction fail, or -1. */
-    private static int failedOp(List<OpResult> results) {
+    static int failedOp(List<OpResult> results) {
         for (int i = 0; i < results.size(); i++) {
             if (results.get(i) instanceof OpResult.ErrorResult error) {
                 int err = error.getErr();

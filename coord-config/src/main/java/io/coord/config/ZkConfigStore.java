@@ -3,13 +3,17 @@ package io.coord.config;
 import io.coord.CoordClient;
 import io.coord.CoordException;
 import io.coord.CoordPath;
+import io.coord.internal.CallerExecutor;
 import io.coord.internal.Zk;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
@@ -63,11 +67,47 @@ final class ZkConfigStore implements ConfigStore {
     @Override
     public <T> long compareAndSet(ConfigKey<T> key, long expectedVersion, T value) throws InterruptedException {
         key.requireSingle("compareAndSet");
+        checkExpected(expectedVersion);
+        return publisher.publish(key.app(), key.key(), checked(key, value), expectedVersion, null);
+    }
+
+    private static void checkExpected(long expectedVersion) {
         if (expectedVersion < 0 || expectedVersion >= Integer.MAX_VALUE) {
             throw new IllegalArgumentException("expectedVersion must be a znode version (0.." + (Integer.MAX_VALUE - 1)
                     + "), got " + expectedVersion + "; use createIfAbsent for a key that does not exist");
         }
-        return publisher.publish(key.app(), key.key(), checked(key, value), expectedVersion, null);
+    }
+
+    @Override
+    public <T> CompletableFuture<Long> putAsync(ConfigKey<T> key, T value) {
+        return putAsync(key, value, CallerExecutor.DEFAULT);
+    }
+
+    @Override
+    public <T> CompletableFuture<Long> putAsync(ConfigKey<T> key, T value, Executor executor) {
+        key.requireSingle("putAsync");
+        return publishAsync(key, checked(key, value), Publisher.ANY, executor);
+    }
+
+    @Override
+    public <T> CompletableFuture<Long> compareAndSetAsync(ConfigKey<T> key, long expectedVersion, T value) {
+        return compareAndSetAsync(key, expectedVersion, value, CallerExecutor.DEFAULT);
+    }
+
+    @Override
+    public <T> CompletableFuture<Long> compareAndSetAsync(ConfigKey<T> key, long expectedVersion, T value, Executor executor) {
+        key.requireSingle("compareAndSetAsync");
+        checkExpected(expectedVersion);
+        return publishAsync(key, checked(key, value), expectedVersion, executor);
+    }
+
+    private CompletableFuture<Long> publishAsync(ConfigKey<?> key, byte[] bytes, long expected, Executor executor) {
+        Objects.requireNonNull(executor, "executor");
+        CompletableFuture<Long> caller = new CompletableFuture<>();
+        AsyncPublish publish = new AsyncPublish(zk, publisher, key.app(), key.key(), bytes, expected, caller);
+        CallerExecutor.completeOn(publish.work, caller, executor);
+        publish.look();
+        return caller;
     }
 
     @Override

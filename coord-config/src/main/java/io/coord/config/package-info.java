@@ -50,6 +50,15 @@
  *       directory serves the snapshot (stale) until the live value arrives.</li>
  *   <li><b>Interrupt</b>: blocking calls throw {@code InterruptedException} and abandon the call;
  *       nothing is left half-written.</li>
+ *   <li><b>Async writes</b> ({@code putAsync}, {@code compareAndSetAsync}): checks on the calling
+ *       thread before anything is sent; the same one transaction, no thread parked per pending
+ *       call; a lost answer is recognised, otherwise retried until the client's
+ *       {@code requestTimeout} (on {@code nanoTime}), then {@code ConnectionLostException}; a
+ *       lost compare-and-set is a {@code ConflictException} naming the current version. The
+ *       future completes on the caller's executor (default {@code ForkJoinPool.commonPool()}),
+ *       never on an event thread. Cancelled before its transaction was sent, a publish writes
+ *       nothing and leaves no node (a key's first publish creates its directories inside the
+ *       transaction); a transaction already sent commits whole or not at all.</li>
  * </ul>
  *
  * <p>Why {@link io.coord.config.ConfigValidationException} lives here, not in coord-core: it

@@ -43,13 +43,21 @@ final class Attempts {
 
     /** Sleeps the next backoff (never past the deadline); throws if the deadline has passed. */
     void backoff(Throwable cause) throws InterruptedException {
+        long pause = pauseNanos(cause);
+        // A backoff is a pause before retrying, not a way to wait for another thread.
+        Thread.sleep(pause / 1_000_000L, (int) (pause % 1_000_000L));
+        checkDeadline(cause);
+    }
+
+    /**
+     * The next backoff in nanoseconds (never past the deadline), counting the attempt; throws if the
+     * deadline has passed. An async call schedules its retry after it instead of sleeping.
+     */
+    long pauseNanos(Throwable cause) {
         checkDeadline(cause);
         long pause = IdRule.backoffNanos(attempt++, options.backoffBase().toNanos(), options.backoffMax().toNanos(),
                 ThreadLocalRandom.current().nextDouble());
-        long left = deadline - nanoTime.getAsLong();
-        // A backoff is a pause before retrying, not a way to wait for another thread.
-        Thread.sleep(Math.max(0, Math.min(pause, left)) / 1_000_000L, (int) (Math.max(0, Math.min(pause, left)) % 1_000_000L));
-        checkDeadline(cause);
+        return Math.max(0, Math.min(pause, deadline - nanoTime.getAsLong()));
     }
 
     /** Counts an attempt that needs no pause (a node to create first). */

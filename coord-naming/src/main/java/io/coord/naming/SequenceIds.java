@@ -2,6 +2,8 @@ package io.coord.naming;
 
 import io.coord.CoordClient;
 import io.coord.internal.Zk;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * Globally unique IDs, strictly increasing across all clients in real-time order, one ZooKeeper
@@ -42,4 +44,32 @@ public interface SequenceIds {
      * @throws InterruptedException if interrupted while waiting; an ID may have been consumed (a gap)
      */
     long next() throws InterruptedException;
+
+    /**
+     * {@link #next()} without blocking: the write is sent now (in the background) and the future
+     * completes with the ID, on {@link java.util.concurrent.ForkJoinPool#commonPool()}. See
+     * {@link #nextAsync(Executor)}.
+     */
+    CompletableFuture<Long> nextAsync();
+
+    /**
+     * {@link #next()} without blocking, with the same guarantees: IDs unique, and in real-time
+     * order (a call made after another call's future completed gets a larger ID); calls made one
+     * after another from one thread are sent in that order on one session and get increasing IDs.
+     * No thread waits per pending call, so many may be in flight: that is where the speed is.
+     *
+     * <ul>
+     *   <li>The future completes on {@code executor}, never on ZooKeeper's or Coord's event thread
+     *       (an executor that refuses the task: on the common pool).
+     *   <li>Connection loss and session expiry are retried (backoff on the client's timer) until
+     *       {@link IdOptions#timeout()} on {@link System#nanoTime()}, then the future fails with
+     *       {@link io.coord.CoordTimeoutException}; other errors fail it at once, as in {@code next()}.
+     *   <li>Cancelling the future sends nothing more; a write already sent cannot be withdrawn, so
+     *       the ID it took is skipped (a gap, never a repeat). No node is left behind: the counter
+     *       node is the generator's own.
+     * </ul>
+     * The first call of a generator reads the counter's nodes once ({@code next()} does too) on
+     * {@code executor}; calls made meanwhile wait for it without a thread.
+     */
+    CompletableFuture<Long> nextAsync(Executor executor);
 }

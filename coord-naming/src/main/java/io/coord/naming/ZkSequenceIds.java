@@ -3,7 +3,11 @@ package io.coord.naming;
 import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.internal.Zk;
+import io.coord.internal.CallerExecutor;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
@@ -29,6 +33,10 @@ final class ZkSequenceIds implements SequenceIds {
     private final int rolloverAt;
     /** Whether this generator has seen that the counter's nodes are Coord's ({@link IdNodes}): once, before its first write. */
     private volatile boolean checked;
+    /** The check of the counter's nodes for async calls, while it runs (once; again after a failure). */
+    private CompletableFuture<Void> checking;
+    /** Whether an async call's rollover is running (one at a time: the next write sees whether another is due). */
+    private final AtomicBoolean rolling = new AtomicBoolean();
 
     /** {@code rolloverAt} is {@link IdRule#ROLLOVER_VERSION}; tests lower it to reach a rollover. */
     ZkSequenceIds(Zk zk, String name, IdOptions options, LongSupplier nanoTime, int rolloverAt) {
@@ -85,6 +93,97 @@ final class ZkSequenceIds implements SequenceIds {
                 return id;
             }
             attempts.again(null);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Long> nextAsync() {
+        return nextAsync(CallerExecutor.DEFAULT);
+    }
+
+    @Override
+    public CompletableFuture<Long> nextAsync(Executor executor) {
+        Objects.requireNonNull(executor, "executor");
+        CompletableFuture<Long> caller = new CompletableFuture<>();
+        AsyncNext call = new AsyncNext(this, zk, node, new Attempts(options, nanoTime, "SequenceIds.nextAsync() on " + node), caller);
+        CallerExecutor.completeOn(call.work, caller, executor);
+        if (checked) {
+            call.write(); // sent now, on the calling thread: calls keep the order they were made in
+        } else {
+            checked(executor).whenComplete((ok, error) -> {
+                if (error != null) {
+                    call.work.completeExceptionally(error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                            ? error.getCause() : error);
+                } else {
+                    call.write();
+                }
+            });
+        }
+        return caller;
+    }
+
+    /**
+     * The one read of the counter's nodes before the first write ({@link IdNodes#check}), for async
+     * calls: it blocks, so it runs once on the first caller's executor, and every call made
+     * meanwhile waits for it without a thread of its own. A failed check is tried again by the
+     * next call.
+     */
+    private synchronized CompletableFuture<Void> checked(Executor executor) {
+        if (checked) {
+            return CompletableFuture.completedFuture(null);
+        }
+        if (checking == null) {
+            CompletableFuture<Void> run = new CompletableFuture<>();
+            checking = run;
+            Runnable check = () -> {
+                try {
+                    IdNodes.check(zk, name, node);
+                    checked = true;
+                    run.complete(null);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    run.completeExceptionally(ie);
+                } catch (RuntimeException | Error re) {
+                    run.completeExceptionally(re);
+                } finally {
+                    synchronized (this) {
+                        checking = null;
+                    }
+                }
+            };
+            try {
+                executor.execute(check);
+            } catch (java.util.concurrent.RejectedExecutionException refused) {
+                CallerExecutor.DEFAULT.execute(check);
+            }
+            return run;
+        }
+        return checking;
+    }
+
+    boolean rolloverDue(int version) {
+        return IdRule.needsRollover(version, rolloverAt);
+    }
+
+    /** An async call's rollover: it blocks, so it runs on the client's callback thread, one at a time. */
+    void rolloverInBackground(int version) {
+        if (!rolling.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            zk.callbacks().execute(() -> {
+                try {
+                    rollover(version);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (RuntimeException e) {
+                    LOG.warn("rollover of {} failed; the next write that finds it due tries again", node, e);
+                } finally {
+                    rolling.set(false);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            rolling.set(false);
         }
     }
 

@@ -100,6 +100,13 @@
  *       Curator may have been applied twice (a gap); a block reservation or a claim recognises its
  *       own write afterwards by the unique tag or claim id it wrote, so nothing is lost and nothing
  *       is doubled.</li>
+ *   <li><b>Async</b> ({@link io.coord.naming.SequenceIds#nextAsync(java.util.concurrent.Executor)}):
+ *       the same write and the same guarantees as {@code next()}, no thread parked per pending
+ *       call; SUSPENDED and LOST are retried until the timeout (on {@code nanoTime}, backoff on
+ *       the client's timer), then the future fails with {@link io.coord.CoordTimeoutException}.
+ *       It completes on the caller's executor (default {@code ForkJoinPool.commonPool()}), never
+ *       on an event thread. Cancelling it sends nothing more; a write already sent is a gap, and
+ *       no node is left behind.</li>
  * </ul>
  *
  * <h2>Bad input</h2>

@@ -1,0 +1,98 @@
+package io.coord.barrier;
+
+import static io.coord.barrier.DoubleBarrierIT.get;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coord.CoordClient;
+import io.coord.test.Awaits;
+import io.coord.test.EmbeddedEnsemble;
+import io.coord.test.ZooKeeperExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Issue 18: a waiter in {@code enter} returns on the server's word that READY is recorded (the
+ * ready marker's creation event, with its zxid), without reading again. Counted by the server: from
+ * just before the last member's enter until every member returned, the waiters send no request
+ * (before, each read the generation's markers once). SpuriousWakeupIT shows the other half: the
+ * same event queued in the client, with no zxid, releases nobody.
+ */
+class ServerFactIT {
+    private static final Duration LONG = Duration.ofSeconds(60);
+
+    @RegisterExtension
+    static final ZooKeeperExtension zk = ZooKeeperExtension.single();
+
+    private ExecutorService pool;
+
+    @BeforeEach
+    void threads() {
+        pool = Executors.newCachedThreadPool();
+    }
+
+    @AfterEach
+    void stopThreads() throws InterruptedException {
+        pool.shutdownNow();
+        assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS), "member threads ended");
+    }
+
+    @Test
+    void waitersReturnOnTheReadyEventWithoutAnotherRequest() throws Exception {
+        int parties = 6;
+        List<CoordClient> clients = new ArrayList<>();
+        List<DoubleBarrier> members = new ArrayList<>();
+        for (int i = 0; i < parties; i++) {
+            CoordClient c = zk.newClient();
+            clients.add(c);
+            members.add(DoubleBarrier.create(c, "facts", parties, BarrierOptions.builder().memberId("m" + i).build()));
+        }
+        for (int round = 1; round <= 3; round++) {
+            List<Future<BarrierSeat>> waiting = new ArrayList<>();
+            for (int i = 0; i < parties - 1; i++) {
+                DoubleBarrier b = members.get(i);
+                waiting.add(pool.submit(() -> b.enter(LONG)));
+            }
+            Awaits.until("the others wait", Duration.ofSeconds(20), () -> DoubleBarrierIT.arrived(members.get(0), parties - 1));
+            Awaits.hold(Duration.ofMillis(500)); // their seat batches answered: they wait
+            Map<Long, Long> before = xids();
+            BarrierSeat last = members.get(parties - 1).enter(LONG);
+            List<BarrierSeat> seats = new ArrayList<>();
+            for (Future<BarrierSeat> f : waiting) {
+                seats.add(get(f));
+            }
+            Map<Long, Long> after = xids();
+            for (int i = 0; i < parties - 1; i++) {
+                long session = clients.get(i).curator().getZookeeperClient().getZooKeeper().getSessionId();
+                assertEquals(0L, after.getOrDefault(session, 0L) - before.getOrDefault(session, 0L),
+                        "round " + round + ": waiter m" + i + " sent requests between the last arrival and its return");
+            }
+            seats.add(last);
+            assertTrue(seats.stream().allMatch(s -> s.generation() == seats.get(0).generation()), "one generation: " + seats);
+            List<Future<?>> leaving = new ArrayList<>();
+            for (BarrierSeat s : seats) {
+                leaving.add(pool.submit(() -> {
+                    s.leave(LONG);
+                    return null;
+                }));
+            }
+            for (Future<?> f : leaving) {
+                get(f);
+            }
+        }
+    }
+
+    private static Map<Long, Long> xids() {
+        return EmbeddedEnsemble.lastClientXids(zk.ensemble().clientPort(0));
+    }
+}
