@@ -19,6 +19,19 @@ import java.util.List;
 final class QueueLayout {
     static final String TASK_PREFIX = "task-";
     static final char CLAIM_SEPARATOR = '~';
+    /**
+     * The name prefix of a single unkeyed task: {@code task-{11 characters}-}, ZooKeeper appends the
+     * sequence. The 11 characters are 64 random bits (URL-safe Base64), so after a lost reply the
+     * enqueue finds its own node by name, as Curator's protected mode does. 27 characters in all.
+     */
+    private static final java.security.SecureRandom UNIQUE = new java.security.SecureRandom();
+
+    static String unkeyedPrefix() {
+        byte[] bits = new byte[8];
+        UNIQUE.nextBytes(bits);
+        return TASK_PREFIX + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bits) + "-";
+    }
+
     /** Keys given by the caller. */
     static final String USER_KEY_PREFIX = "k-";
     /** Keys Coord makes for unkeyed tasks, so that a retried transaction recognizes its own task. */

@@ -65,11 +65,12 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
     public static final int MAX_TASK_BYTES = 1_000_000 - 16 * 1024;
     public static final int DEFAULT_DEPTH_CAP = 10_000;
     /**
-     * Highest cap allowed. A listing of the tasks node must stay under ZooKeeper's 1 MB reply
-     * limit; at about 19 bytes per name ({@code task-0000000042} plus framing) that is roughly
-     * 55 000 children, and 50 000 keeps a margin.
+     * Highest cap allowed (per partition). A listing of the tasks node must stay under ZooKeeper's
+     * 1 MB reply limit; at about 31 bytes per name (an unkeyed task's {@code task-{11 chars}-0000000042}
+     * plus framing) that is roughly 33 000 children, and 30 000 keeps a margin. More depth comes
+     * from partitions, each with its own cap.
      */
-    public static final int MAX_DEPTH_CAP = 50_000;
+    public static final int MAX_DEPTH_CAP = 30_000;
     public static final int MAX_LANES = 16;
     /** Shortest claim timeout: it must outlast a few round trips of an extend under load. */
     public static final long MIN_CLAIM_TIMEOUT_MILLIS = 1_000;
