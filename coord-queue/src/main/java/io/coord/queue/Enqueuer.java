@@ -130,7 +130,7 @@ final class Enqueuer<T> {
      */
     private EnqueueResult enqueueUnkeyed(T payload, TaskSpec spec) {
         byte[] data = queue.codec.encode(layout.tasks, prepare(payload, spec, null));
-        String prefix = QueueLayout.unkeyedPrefix();
+        String prefix = layout.unkeyedPrefix();
         checkCap(1);
         try {
             List<OpResult> results = Txn.commitOnce(zk, layout.tasks, List.of(createTask(prefix, data)));
@@ -243,7 +243,7 @@ final class Enqueuer<T> {
     }
 
     private CuratorOp createTask(byte[] data) {
-        return createTask(QueueLayout.TASK_PREFIX, data);
+        return createTask(layout.taskPrefix, data);
     }
 
     private CuratorOp createTask(String namePrefix, byte[] data) {

@@ -172,7 +172,7 @@ final class QueueAdmin<T> {
         TaskRecord fresh = dead.requeued(queue.options.clock().millis(), key);
         byte[] freshData = queue.codec.encode(layout.tasks, fresh);
         CoordPath keyPath = layout.key(key);
-        CoordPath prefix = layout.task(QueueLayout.TASK_PREFIX);
+        CoordPath prefix = layout.task(layout.taskPrefix);
         List<CuratorOp> ops = List.of(
                 Txn.op(zk, deadPath, () -> zk.curator().transactionOp().delete().withVersion(stat.getVersion())
                         .forPath(deadPath.value())),

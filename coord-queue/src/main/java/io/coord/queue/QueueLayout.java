@@ -22,14 +22,15 @@ final class QueueLayout {
     /**
      * The name prefix of a single unkeyed task: {@code task-{11 characters}-}, ZooKeeper appends the
      * sequence. The 11 characters are 64 random bits (URL-safe Base64), so after a lost reply the
-     * enqueue finds its own node by name, as Curator's protected mode does. 27 characters in all.
+     * enqueue finds its own node by name, as Curator's protected mode does. 27 characters in all
+     * (32 with a partition's {@code p{i}-}).
      */
     private static final java.security.SecureRandom UNIQUE = new java.security.SecureRandom();
 
-    static String unkeyedPrefix() {
+    String unkeyedPrefix() {
         byte[] bits = new byte[8];
         UNIQUE.nextBytes(bits);
-        return TASK_PREFIX + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bits) + "-";
+        return taskPrefix + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bits) + "-";
     }
 
     /** Keys given by the caller. */
@@ -40,7 +41,12 @@ final class QueueLayout {
     static final String COMPLETED_PREFIX = "c-";
 
     final String name;
+    /** Where the queue's nodes are: {@code /queues/{name}}, or {@code /queues/{name}/p-{i}} for partition i. */
     final CoordPath root;
+    /** The partition, or -1 for an unpartitioned queue. */
+    final int partition;
+    /** How this layout's task names start: {@code task-}, or {@code task-p{i}-} in partition i (so an id names its partition). */
+    final String taskPrefix;
     final CoordPath tasks;
     final CoordPath claims;
     final CoordPath dead;
@@ -48,13 +54,59 @@ final class QueueLayout {
     final CoordPath completed;
 
     QueueLayout(String name) {
+        this(name, CoordPath.of("queues", CoordPath.validateName(name)), -1);
+    }
+
+    private QueueLayout(String name, CoordPath root, int partition) {
         this.name = CoordPath.validateName(name);
-        this.root = CoordPath.of("queues", name);
+        this.root = root;
+        this.partition = partition;
+        this.taskPrefix = partition < 0 ? TASK_PREFIX : TASK_PREFIX + PARTITION_PREFIX + partition + "-";
         this.tasks = root.child("tasks");
         this.claims = root.child("claims");
         this.dead = root.child("dead");
         this.keys = root.child("keys");
         this.completed = root.child("completed");
+    }
+
+    /** Prefix of a partition's directory under the queue root, and of its tasks' names after {@code task-}. */
+    static final String PARTITION_PREFIX = "p";
+
+    /** The layout of partition {@code i} of this (unpartitioned-root) queue: {@code /queues/{name}/p{i}/…}. */
+    QueueLayout partition(int i) {
+        return new QueueLayout(name, root.child(PARTITION_PREFIX + i), i);
+    }
+
+    /** The partition a task name says ({@code task-p{i}-…}), or -1 if it names none. */
+    static int partitionOf(String taskName) {
+        String head = TASK_PREFIX + PARTITION_PREFIX;
+        if (!taskName.startsWith(head)) {
+            return -1;
+        }
+        int end = taskName.indexOf('-', head.length());
+        if (end <= head.length() || end - head.length() > 3) {
+            return -1;
+        }
+        for (int i = head.length(); i < end; i++) {
+            if (!Character.isDigit(taskName.charAt(i))) {
+                return -1;
+            }
+        }
+        return Integer.parseInt(taskName.substring(head.length(), end));
+    }
+
+    /** Whether a child of a partitioned queue's root is one of its {@code count} partitions. */
+    static boolean isPartitionDir(String nodeName, int count) {
+        if (!nodeName.startsWith(PARTITION_PREFIX) || nodeName.length() < 2 || nodeName.length() > 4) {
+            return false;
+        }
+        for (int i = 1; i < nodeName.length(); i++) {
+            if (!Character.isDigit(nodeName.charAt(i))) {
+                return false;
+            }
+        }
+        int n = Integer.parseInt(nodeName.substring(1));
+        return n < count && nodeName.equals(PARTITION_PREFIX + n);
     }
 
     CoordPath task(String taskName) {
