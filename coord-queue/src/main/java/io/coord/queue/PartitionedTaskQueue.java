@@ -51,6 +51,17 @@ final class PartitionedTaskQueue<T> implements TaskQueue<T>, ClaimSource<T> {
         for (ZkTaskQueue<T> part : parts) {
             part.partitionHooks(this::signal, () -> holdsOldestHead(part));
         }
+        // One depth gauge for the queue: the sum over the partitions whose caches have started (NaN before any).
+        parts.get(0).metrics.depthGauge(() -> {
+            double sum = Double.NaN;
+            for (ZkTaskQueue<T> part : this.parts) {
+                double d = part.cachedDepth();
+                if (!Double.isNaN(d)) {
+                    sum = Double.isNaN(sum) ? d : sum + d;
+                }
+            }
+            return sum;
+        });
     }
 
     /** The partition of a keyed task: the key's {@link String#hashCode()} (fixed by the JLS), spread, modulo N. */

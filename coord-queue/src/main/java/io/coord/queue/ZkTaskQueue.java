@@ -42,6 +42,11 @@ final class ZkTaskQueue<T> implements TaskQueue<T>, ClaimSource<T> {
     private volatile BooleanSupplier nextHere = () -> true;
 
     private ZkTaskQueue(Zk zk, QueueLayout layout, Codec<T> payloadCodec, QueueOptions options) {
+        this(zk, layout, payloadCodec, options, true);
+    }
+
+    /** {@code depthGauge}: false for a partition, whose queue registers one gauge over all of them. */
+    private ZkTaskQueue(Zk zk, QueueLayout layout, Codec<T> payloadCodec, QueueOptions options, boolean depthGauge) {
         this.zk = zk;
         this.layout = layout;
         this.options = options;
@@ -53,10 +58,9 @@ final class ZkTaskQueue<T> implements TaskQueue<T>, ClaimSource<T> {
         this.claimer = new Claimer<>(this);
         this.poison = new PoisonTasks<>(this);
         this.admin = new QueueAdmin<>(this);
-        metrics.depthGauge(() -> {
-            TaskIndex i = index;
-            return i == null ? Double.NaN : i.depth();
-        });
+        if (depthGauge) {
+            metrics.depthGauge(this::cachedDepth);
+        }
     }
 
     static <T> TaskQueue<T> open(CoordClient client, String name, Codec<T> payloadCodec, QueueOptions options) {
@@ -81,7 +85,7 @@ final class ZkTaskQueue<T> implements TaskQueue<T>, ClaimSource<T> {
                 for (CoordPath dir : List.of(part.tasks, part.claims, part.dead, part.keys, part.completed)) {
                     ensure(zk, dir);
                 }
-                parts.add(new ZkTaskQueue<>(zk, part, payloadCodec, options));
+                parts.add(new ZkTaskQueue<>(zk, part, payloadCodec, options, false));
             }
             PartitionedTaskQueue<T> queue = new PartitionedTaskQueue<>(layout, options, parts);
             parts.get(0).foreign.check(layout.root, rootChildren, c -> QueueLayout.isPartitionDir(c, partitions),
@@ -99,6 +103,12 @@ final class ZkTaskQueue<T> implements TaskQueue<T>, ClaimSource<T> {
         ZkTaskQueue<T> queue = new ZkTaskQueue<>(zk, layout, payloadCodec, options);
         queue.foreign.check(layout.root, rootChildren, QueueLayout::isRootChild, String.join(", ", QueueLayout.ROOT_CHILDREN));
         return queue;
+    }
+
+    /** Tasks this process's cache knows (pending, processing, poison); NaN before the cache starts. */
+    double cachedDepth() {
+        TaskIndex i = index;
+        return i == null ? Double.NaN : i.depth();
     }
 
     /** A partitioned queue's hooks for this partition (before its first claim). */

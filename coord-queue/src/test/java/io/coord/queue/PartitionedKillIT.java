@@ -49,7 +49,8 @@ class PartitionedKillIT {
      * The documented bound (package-info, "Order across partitions"), for this shape (8 partitions,
      * batches of 200, 16 claiming threads): 99 % of first claims are within this many places of their
      * enqueue position, and at most {@value #MAX_INVERTED} of all pairs of tasks are claimed in the
-     * opposite order. Measured on a loaded 2-core machine: p99 1 330, 0.43 % of pairs (20 000 tasks).
+     * opposite order. Measured on a 2-core machine at load average 30 to 50: 200 000 tasks, p99 1 332,
+     * mean 83, max 5 487, 0.046 % of pairs (20 000 tasks: p99 1 330, 0.43 % of pairs); 8 minutes.
      */
     static final int MAX_P99_DISPLACEMENT = 2_000;
     static final double MAX_INVERTED = 0.01;
@@ -166,11 +167,11 @@ class PartitionedKillIT {
                             + " (bounds: p99 %d, %.2f of pairs)%n",
                     TASKS, PARTITIONS, CONSUMERS, THREADS, kills, enqueueMs, TASKS * 1000L / Math.max(1, enqueueMs), BATCH,
                     runMs, TASKS * 1000L / Math.max(1, runMs), order.executions, order.redelivered, order.inversions,
-                    order.inversions / (TASKS * (TASKS - 1) / 2.0), order.maxDisplacement, order.p99, order.meanDisplacement,
+                    order.inversions / (TASKS * (TASKS - 1L) / 2.0), order.maxDisplacement, order.p99, order.meanDisplacement,
                     MAX_P99_DISPLACEMENT, MAX_INVERTED);
             assertEquals(2, kills);
             assertTrue(order.p99 <= MAX_P99_DISPLACEMENT, "p99 displacement " + order.p99 + " over the bound " + MAX_P99_DISPLACEMENT);
-            assertTrue(order.inversions <= MAX_INVERTED * TASKS * (TASKS - 1) / 2.0, "inversions " + order.inversions);
+            assertTrue(order.inversions <= MAX_INVERTED * TASKS * (TASKS - 1L) / 2.0, "inversions " + order.inversions);
         } finally {
             children.values().forEach(ChildJvm::close);
         }
