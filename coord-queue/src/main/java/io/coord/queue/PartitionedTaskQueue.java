@@ -2,7 +2,6 @@ package io.coord.queue;
 
 import io.coord.NoParentException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -87,36 +86,9 @@ final class PartitionedTaskQueue<T> implements TaskQueue<T>, ClaimSource<T> {
     }
 
     @Override
-    public TaskId enqueue(T payload) {
-        return enqueue(payload, TaskSpec.defaults());
-    }
-
-    @Override
-    public TaskId enqueue(T payload, String idempotencyKey) {
-        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-        return enqueue(payload, TaskSpec.defaults().idempotencyKey(idempotencyKey));
-    }
-
-    @Override
-    public TaskId enqueue(T payload, Instant notBefore) {
-        Objects.requireNonNull(notBefore, "notBefore");
-        return enqueue(payload, TaskSpec.defaults().notBefore(notBefore));
-    }
-
-    @Override
-    public TaskId enqueue(T payload, TaskSpec spec) {
-        return submit(payload, spec).id();
-    }
-
-    @Override
     public EnqueueResult submit(T payload, TaskSpec spec) {
         Objects.requireNonNull(spec, "spec");
         return forSpec(spec).submit(payload, spec);
-    }
-
-    @Override
-    public List<TaskId> enqueueAll(List<? extends T> batch) {
-        return enqueueAll(batch, TaskSpec.defaults());
     }
 
     /** One transaction, so one partition (round-robin per batch). */

@@ -7,7 +7,6 @@ import io.coord.CoordPath;
 import io.coord.internal.ForeignNodeWarnings;
 import io.coord.internal.Zk;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -225,35 +224,8 @@ final class ZkTaskQueue<T> implements TaskQueue<T>, ClaimSource<T> {
     }
 
     @Override
-    public TaskId enqueue(T payload) {
-        return enqueue(payload, TaskSpec.defaults());
-    }
-
-    @Override
-    public TaskId enqueue(T payload, String idempotencyKey) {
-        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-        return enqueue(payload, TaskSpec.defaults().idempotencyKey(idempotencyKey));
-    }
-
-    @Override
-    public TaskId enqueue(T payload, Instant notBefore) {
-        Objects.requireNonNull(notBefore, "notBefore");
-        return enqueue(payload, TaskSpec.defaults().notBefore(notBefore));
-    }
-
-    @Override
-    public TaskId enqueue(T payload, TaskSpec spec) {
-        return submit(payload, spec).id();
-    }
-
-    @Override
     public EnqueueResult submit(T payload, TaskSpec spec) {
         return enqueuer.enqueue(payload, Objects.requireNonNull(spec, "spec"));
-    }
-
-    @Override
-    public List<TaskId> enqueueAll(List<? extends T> batch) {
-        return enqueueAll(batch, TaskSpec.defaults());
     }
 
     @Override
