@@ -30,8 +30,9 @@ import org.apache.zookeeper.ZooKeeper;
  * {@code queue.throughput}: Coord's {@link TaskQueue} against Curator's queues, on the same server
  * in the same run, {@value #DEFAULT_TASKS} tasks per round.
  * <ul>
- *   <li>enqueue/s, one producer, one task per call: ours (key + task in one transaction, depth-cap
- *       read) vs {@code DistributedQueue.put} (one create);
+ *   <li>enqueue/s, one producer, one unkeyed task per call: ours (one create named with a unique id,
+ *       sent once; the depth re-read every 100 enqueues below half the cap) vs
+ *       {@code DistributedQueue.put} (one create);
  *   <li>claim+complete/s with 1 and with 4 consumers (each its own client and session; ours is a
  *       {@link TaskWorker} of concurrency 1 with an empty handler, which completes each task and
  *       claims the next in one transaction): ours vs
