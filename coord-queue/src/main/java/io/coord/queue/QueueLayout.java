@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * Where a queue lives in ZooKeeper, and the node-name rules, in one place:
  * <pre>
- * /queues/{name}/tasks/task-0000000042          persistent-sequential: the task (JSON {@link TaskRecord})
+ * /queues/{name}/tasks/task-0000000042          persistent-sequential: the task (JSON {@link TaskRecord}), keyed or of a batch
+ * /queues/{name}/tasks/task-{11 chars}-0000000043   an unkeyed task: its enqueue's unique id, to find it after a lost reply
  * /queues/{name}/claims/task-0000000042~9f3c…   ephemeral: one claim on that task (unique name per claim)
  * /queues/{name}/dead/task-0000000042           persistent: a dead letter (the task's record, with its last error)
  * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the task's idempotency key; a-… is deleted with the
@@ -15,6 +16,9 @@ import java.util.List;
  * /queues/{name}/completed/c-0000000007         persistent-sequential: one remembered completion, in completion
  *                                               order ({@link KeyWindow})
  * </pre>
+ * A partitioned queue ({@link QueueOptions#partitions()} N &gt; 1) records {@code partitions=N} in the
+ * root's data and has this layout once per partition under {@code /queues/{name}/p{i}}, its task
+ * names starting {@code task-p{i}-} ({@link #partition(int)}).
  */
 final class QueueLayout {
     static final String TASK_PREFIX = "task-";
