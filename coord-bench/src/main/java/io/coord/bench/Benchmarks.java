@@ -21,6 +21,7 @@ public final class Benchmarks {
                 new ElectionExpiryBench(),
                 new MembershipBench(),
                 new QueueBench(),
+                new QueueDepthBench(),
                 new BarrierBench(),
                 new ConfigPropagationBench()),
                 LockBench.all())

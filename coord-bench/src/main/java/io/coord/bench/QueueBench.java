@@ -30,8 +30,9 @@ import org.apache.zookeeper.ZooKeeper;
  * {@code queue.throughput}: Coord's {@link TaskQueue} against Curator's queues, on the same server
  * in the same run, {@value #DEFAULT_TASKS} tasks per round.
  * <ul>
- *   <li>enqueue/s, one producer, one task per call: ours (key + task in one transaction, depth-cap
- *       read) vs {@code DistributedQueue.put} (one create);
+ *   <li>enqueue/s, one producer, one unkeyed task per call: ours (one create named with a unique id,
+ *       sent once; the depth re-read every 100 enqueues below half the cap) vs
+ *       {@code DistributedQueue.put} (one create);
  *   <li>claim+complete/s with 1 and with 4 consumers (each its own client and session; ours is a
  *       {@link TaskWorker} of concurrency 1 with an empty handler, which completes each task and
  *       claims the next in one transaction): ours vs
@@ -152,8 +153,14 @@ final class QueueBench implements Benchmark {
     record Item(int id) {
     }
 
+    /**
+     * A cap well above the round's tasks, as a queue in normal use has: from half its cap on, an
+     * enqueue reads the depth first (the exact cap), one more round trip that is not what this
+     * compares (a cap equal to the round's tasks made half the enqueues pay it).
+     */
     private static QueueOptions options(int n) {
-        return QueueOptions.builder().depthCap(Math.max(n, 1)).build();
+        return QueueOptions.builder().depthCap(Math.min(QueueOptions.MAX_DEPTH_CAP,
+                Math.max(QueueOptions.DEFAULT_DEPTH_CAP, 2 * n + 2))).build();
     }
 
     private double oursEnqueue(BenchContext ctx, int n) throws Exception {

@@ -74,11 +74,14 @@ final class QueueCommand implements Callable<Integer> {
         }
 
         TaskQueue<JsonNode> open(CoordClient client) {
-            return open(client, QueueOptions.defaults());
+            return open(client, QueueOptions.builder().partitions(QueueOptions.AS_RECORDED).build());
         }
 
+        /** Opens the queue with the partition count the server recorded (a partitioned queue's count lives there). */
         TaskQueue<JsonNode> open(CoordClient client, QueueOptions options) {
-            return TaskQueue.open(client, name, Codec.json(JsonNode.class), options);
+            QueueOptions recorded = options.partitions() == QueueOptions.AS_RECORDED ? options
+                    : options.toBuilder().partitions(QueueOptions.AS_RECORDED).build();
+            return TaskQueue.open(client, name, Codec.json(JsonNode.class), recorded);
         }
 
         PrintWriter out() {
@@ -125,6 +128,7 @@ final class QueueCommand implements Callable<Integer> {
     static ObjectNode taskJson(Task<JsonNode> t) {
         ObjectNode o = Codec.mapper().createObjectNode();
         o.put("id", t.id().name());
+        o.put("partition", t.id().partition());
         o.put("state", t.state().name());
         o.put("lane", t.lane());
         o.put("attempts", t.attempts());
@@ -149,6 +153,7 @@ final class QueueCommand implements Callable<Integer> {
             byte[] data = u.data();
             list.addObject()
                     .put("id", u.id().name())
+                    .put("partition", u.id().partition())
                     .put("path", u.path())
                     .put("size", data.length)
                     .put("error", u.error())
@@ -195,11 +200,12 @@ final class QueueCommand implements Callable<Integer> {
                 if (target.json) {
                     ObjectNode o = Codec.mapper().createObjectNode();
                     o.put("queue", s.queue());
+                    o.put("partitions", q.options().partitions());
                     o.put("pending", s.pending());
                     o.put("waiting", s.waiting());
                     ArrayNode processing = o.putArray("processing");
                     for (QueueStats.Processing p : s.processing()) {
-                        processing.addObject().put("task", p.task().name()).put("owner", p.owner())
+                        processing.addObject().put("task", p.task().name()).put("partition", p.task().partition()).put("owner", p.owner())
                                 .put("ageMs", p.age().toMillis()).put("attempts", p.attempts());
                     }
                     o.put("dead", s.dead());
@@ -213,6 +219,9 @@ final class QueueCommand implements Callable<Integer> {
                     return CoordCommand.OK;
                 }
                 out.println("queue       " + s.queue());
+                if (q.options().partitions() > 1) {
+                    out.println("partitions  " + q.options().partitions() + " (counts are their sums; the cap is theirs together)");
+                }
                 out.println("pending     " + s.pending() + " ready, " + s.waiting() + " waiting (delayed or in a retry backoff)");
                 out.println("processing  " + s.processing().size());
                 for (QueueStats.Processing p : s.processing()) {
@@ -398,7 +407,7 @@ final class QueueCommand implements Callable<Integer> {
                 // submit() is enqueue() with what happened; only --json shows it (text stays the bare id).
                 EnqueueResult added = q.submit(payload, chosen);
                 out.println(target.json ? Codec.mapper().createObjectNode().put("queue", target.name).put("id", added.id().name())
-                        .put("outcome", added.outcome().name()) : added.id().name());
+                        .put("partition", added.id().partition()).put("outcome", added.outcome().name()) : added.id().name());
                 return CoordCommand.OK;
             });
         }

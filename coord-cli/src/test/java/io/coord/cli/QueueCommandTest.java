@@ -53,7 +53,7 @@ class QueueCommandTest {
     void putThenStatsLsDeadRequeueAndPurgeShowAndChangeTheQueue() throws Exception {
         Cli.Result put = queue("put", "jobs", "{\"job\":\"resize\",\"id\":42}");
         assertEquals(0, put.exitCode(), put.err());
-        assertTrue(put.out().trim().matches("task-\\d{10}"), put.out());
+        assertTrue(put.out().trim().matches("task-([A-Za-z0-9_-]{11}-)?\\d{10}"), put.out());
         Cli.Result again = queue("put", "jobs", "{\"job\":\"resize\",\"id\":43}", "--key", "k1");
         Cli.Result dup = queue("put", "jobs", "{\"job\":\"other\"}", "--key", "k1");
         assertEquals(again.out(), dup.out(), "the same key returns the same task");
@@ -161,10 +161,33 @@ class QueueCommandTest {
     }
 
     @Test
+    void theQueueCommandsOpenAPartitionedQueueWithItsRecordedCountAndNameEachTasksPartition() throws Exception {
+        try (CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(server.connectString()).build());
+             TaskQueue<JsonNode> made = TaskQueue.open(client, "jp", Codec.json(JsonNode.class),
+                     QueueOptions.builder().partitions(4).build())) {
+            made.enqueue(Codec.mapper().readTree("{\"made\":1}"));
+        }
+        JsonNode put = json("put", "jp", "{\"job\":\"resize\"}", "--key", "k7");
+        assertEquals("ADDED", put.get("outcome").asText());
+        int partition = put.get("partition").asInt();
+        assertTrue(put.get("id").asText().startsWith("task-p" + partition + "-"), put.toString());
+        JsonNode stats = json("stats", "jp");
+        assertEquals(4, stats.get("partitions").asInt(), stats.toString());
+        assertEquals(2, stats.get("pending").asInt(), stats.toString());
+        JsonNode ls = json("ls", "jp");
+        assertEquals(2, ls.get("tasks").size(), ls.toString());
+        for (JsonNode t : ls.get("tasks")) {
+            assertTrue(t.get("id").asText().startsWith("task-p" + t.get("partition").asInt() + "-"), t.toString());
+        }
+        Cli.Result text = queue("stats", "jp");
+        assertTrue(text.out().contains("partitions  4"), text.out());
+    }
+
+    @Test
     void everyQueueCommandPrintsTypedJsonWithTheFieldsTheTextShows() throws Exception {
         JsonNode put = json("put", "jq", "{\"job\":\"resize\",\"id\":42}", "--key", "k1");
         assertEquals("jq", put.get("queue").asText());
-        assertTrue(put.get("id").asText().matches("task-\\d{10}"), put.toString());
+        assertTrue(put.get("id").asText().matches("task-([A-Za-z0-9_-]{11}-)?\\d{10}"), put.toString());
         assertEquals("ADDED", put.get("outcome").asText());
         JsonNode dup = json("put", "jq", "{\"job\":\"other\"}", "--key", "k1");
         assertEquals(put.get("id"), dup.get("id"), "the same key names the same task");

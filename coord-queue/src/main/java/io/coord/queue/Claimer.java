@@ -113,6 +113,7 @@ final class Claimer<T> {
         TaskIndex.Cached cached = index.cached(name);
         byte[] data;
         int readVersion;
+        long czxid = 0;
         if (cached != null) {
             data = cached.data();
             readVersion = cached.version();
@@ -129,13 +130,14 @@ final class Claimer<T> {
                 throw zk.translate(e, taskPath);
             }
             readVersion = stat.getVersion();
+            czxid = stat.getCzxid();
         }
         TaskRecord record = decode(name, data, readVersion);
         if (record == null) {
             return Optional.empty();
         }
         if (cached == null) {
-            index.taskRead(name, record, readVersion, data);
+            index.taskRead(name, record, readVersion, data, czxid);
         }
         if (record.notBeforeMillis() > now) {
             return Optional.empty();
@@ -199,6 +201,9 @@ final class Claimer<T> {
      */
     Prepared prepareNext() {
         TaskIndex index = queue.index();
+        if (!queue.takesNextHere()) {
+            return null; // a partitioned queue: another partition's head is older; complete alone
+        }
         if (queue.poison().due()) {
             return null; // complete alone: the worker's next claim() moves the poison task first
         }

@@ -25,7 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Adding tasks. Every task comes with a key node, created in the same transaction:
+ * Adding tasks. A single unkeyed task is one create whose name carries a unique id
+ * ({@link #enqueueUnkeyed}). Every other task (keyed, or in a batch) comes with a key node,
+ * created in the same transaction:
  * <pre>
  * multi( create keys/{k-key | a-uuid},  create tasks/task- PERSISTENT_SEQUENTIAL )
  * </pre>
@@ -66,6 +68,9 @@ final class Enqueuer<T> {
     }
 
     EnqueueResult enqueue(T payload, TaskSpec spec) {
+        if (spec.idempotencyKey() == null) {
+            return enqueueUnkeyed(payload, spec);
+        }
         TaskRecord record = prepare(payload, spec, keyNode(spec));
         byte[] data = queue.codec.encode(layout.tasks, record);
         CoordPath keyPath = layout.key(record.key());
@@ -113,6 +118,48 @@ final class Enqueuer<T> {
                         + "; the task may or may not have been added", e);
             }
         }
+    }
+
+    /**
+     * One create, sent once: {@code tasks/task-{unique}-} PERSISTENT_SEQUENTIAL, with no key node.
+     * The unique part ({@link QueueLayout#unkeyedPrefix}) is what Curator's protected mode puts in
+     * a name: after a lost reply the enqueue lists {@code tasks/} (only then) and finds its own node
+     * by it, so recovery is as exact as with a key node (found: ours, added once; gone: never added,
+     * or added and already done, which nothing can tell apart for an unkeyed task), at the cost of
+     * one create instead of a two-op transaction.
+     */
+    private EnqueueResult enqueueUnkeyed(T payload, TaskSpec spec) {
+        byte[] data = queue.codec.encode(layout.tasks, prepare(payload, spec, null));
+        String prefix = layout.unkeyedPrefix();
+        checkCap(1);
+        try {
+            List<OpResult> results = Txn.commitOnce(zk, layout.tasks, List.of(createTask(prefix, data)));
+            queue.metrics.enqueued(1);
+            return new EnqueueResult(idOf(results.get(0)), EnqueueResult.Outcome.ADDED);
+        } catch (KeeperException e) {
+            if (!Txn.indeterminate(e)) {
+                throw zk.translate(e, layout.tasks);
+            }
+            awaitConnection(e);
+            Optional<TaskId> mine = findByPrefix(prefix);
+            if (mine.isPresent()) {
+                queue.metrics.enqueued(1);
+                return new EnqueueResult(mine.get(), EnqueueResult.Outcome.ADDED);
+            }
+            throw new ConnectionLostException("the reply to enqueueing a task to queue '" + layout.name + "' was lost and"
+                    + " no task named " + prefix + "… is there now: it may never have been added, or been added and already"
+                    + " done (" + e.code() + "); give it an idempotency key if a retry must tell these apart", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordException("interrupted while enqueueing to " + layout.tasks
+                    + "; the task may or may not have been added", e);
+        }
+    }
+
+    /** After a lost reply only: the task whose name starts with {@code prefix} (one listing), if it is there. */
+    private Optional<TaskId> findByPrefix(String prefix) {
+        List<String> names = zk.callUninterruptibly(layout.tasks, () -> zk.curator().getChildren().forPath(layout.tasks.value()));
+        return names.stream().filter(n -> n.startsWith(prefix) && QueueLayout.isTaskName(n)).findFirst().map(TaskId::new);
     }
 
     List<TaskId> enqueueAll(List<? extends T> batch, TaskSpec spec) {
@@ -196,7 +243,11 @@ final class Enqueuer<T> {
     }
 
     private CuratorOp createTask(byte[] data) {
-        CoordPath prefix = layout.task(QueueLayout.TASK_PREFIX);
+        return createTask(layout.taskPrefix, data);
+    }
+
+    private CuratorOp createTask(String namePrefix, byte[] data) {
+        CoordPath prefix = layout.task(namePrefix);
         return Txn.op(zk, prefix, () -> zk.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
                 .forPath(prefix.value(), data));
     }

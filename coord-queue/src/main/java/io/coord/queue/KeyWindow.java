@@ -69,6 +69,9 @@ final class KeyWindow {
      * record plus an entry, an automatic key ({@code a-…}) is deleted, as nobody can retry with it.
      */
     List<CuratorOp> completionOps(String keyNode, TaskId id) {
+        if (keyNode == null) {
+            return List.of(); // a single unkeyed task: no key node
+        }
         CoordPath key = layout.key(keyNode);
         if (!keyNode.startsWith(QueueLayout.USER_KEY_PREFIX)) {
             return List.of(Txn.op(zk, key, () -> zk.curator().transactionOp().delete().forPath(key.value())));

@@ -167,12 +167,12 @@ final class QueueAdmin<T> {
             throw new CodecException("cannot requeue " + deadLetter + " of queue '" + layout.name + "': " + e.getMessage()
                     + "; its bytes are kept as they are: repair them (they must be a task record) and requeue it; nothing changed", e);
         }
-        String key = dead.key().startsWith(QueueLayout.USER_KEY_PREFIX) ? dead.key()
+        String key = dead.key() != null && dead.key().startsWith(QueueLayout.USER_KEY_PREFIX) ? dead.key()
                 : QueueLayout.AUTO_KEY_PREFIX + UUID.randomUUID();
         TaskRecord fresh = dead.requeued(queue.options.clock().millis(), key);
         byte[] freshData = queue.codec.encode(layout.tasks, fresh);
         CoordPath keyPath = layout.key(key);
-        CoordPath prefix = layout.task(QueueLayout.TASK_PREFIX);
+        CoordPath prefix = layout.task(layout.taskPrefix);
         List<CuratorOp> ops = List.of(
                 Txn.op(zk, deadPath, () -> zk.curator().transactionOp().delete().withVersion(stat.getVersion())
                         .forPath(deadPath.value())),

@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * Where a queue lives in ZooKeeper, and the node-name rules, in one place:
  * <pre>
- * /queues/{name}/tasks/task-0000000042          persistent-sequential: the task (JSON {@link TaskRecord})
+ * /queues/{name}/tasks/task-0000000042          persistent-sequential: the task (JSON {@link TaskRecord}), keyed or of a batch
+ * /queues/{name}/tasks/task-{11 chars}-0000000043   an unkeyed task: its enqueue's unique id, to find it after a lost reply
  * /queues/{name}/claims/task-0000000042~9f3c…   ephemeral: one claim on that task (unique name per claim)
  * /queues/{name}/dead/task-0000000042           persistent: a dead letter (the task's record, with its last error)
  * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the task's idempotency key; a-… is deleted with the
@@ -15,10 +16,27 @@ import java.util.List;
  * /queues/{name}/completed/c-0000000007         persistent-sequential: one remembered completion, in completion
  *                                               order ({@link KeyWindow})
  * </pre>
+ * A partitioned queue ({@link QueueOptions#partitions()} N &gt; 1) records {@code partitions=N} in the
+ * root's data and has this layout once per partition under {@code /queues/{name}/p{i}}, its task
+ * names starting {@code task-p{i}-} ({@link #partition(int)}).
  */
 final class QueueLayout {
     static final String TASK_PREFIX = "task-";
     static final char CLAIM_SEPARATOR = '~';
+    /**
+     * The name prefix of a single unkeyed task: {@code task-{11 characters}-}, ZooKeeper appends the
+     * sequence. The 11 characters are 64 random bits (URL-safe Base64), so after a lost reply the
+     * enqueue finds its own node by name, as Curator's protected mode does. 27 characters in all
+     * (32 with a partition's {@code p{i}-}).
+     */
+    private static final java.security.SecureRandom UNIQUE = new java.security.SecureRandom();
+
+    String unkeyedPrefix() {
+        byte[] bits = new byte[8];
+        UNIQUE.nextBytes(bits);
+        return taskPrefix + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bits) + "-";
+    }
+
     /** Keys given by the caller. */
     static final String USER_KEY_PREFIX = "k-";
     /** Keys Coord makes for unkeyed tasks, so that a retried transaction recognizes its own task. */
@@ -27,7 +45,12 @@ final class QueueLayout {
     static final String COMPLETED_PREFIX = "c-";
 
     final String name;
+    /** Where the queue's nodes are: {@code /queues/{name}}, or {@code /queues/{name}/p-{i}} for partition i. */
     final CoordPath root;
+    /** The partition, or -1 for an unpartitioned queue. */
+    final int partition;
+    /** How this layout's task names start: {@code task-}, or {@code task-p{i}-} in partition i (so an id names its partition). */
+    final String taskPrefix;
     final CoordPath tasks;
     final CoordPath claims;
     final CoordPath dead;
@@ -35,13 +58,59 @@ final class QueueLayout {
     final CoordPath completed;
 
     QueueLayout(String name) {
+        this(name, CoordPath.of("queues", CoordPath.validateName(name)), -1);
+    }
+
+    private QueueLayout(String name, CoordPath root, int partition) {
         this.name = CoordPath.validateName(name);
-        this.root = CoordPath.of("queues", name);
+        this.root = root;
+        this.partition = partition;
+        this.taskPrefix = partition < 0 ? TASK_PREFIX : TASK_PREFIX + PARTITION_PREFIX + partition + "-";
         this.tasks = root.child("tasks");
         this.claims = root.child("claims");
         this.dead = root.child("dead");
         this.keys = root.child("keys");
         this.completed = root.child("completed");
+    }
+
+    /** Prefix of a partition's directory under the queue root, and of its tasks' names after {@code task-}. */
+    static final String PARTITION_PREFIX = "p";
+
+    /** The layout of partition {@code i} of this (unpartitioned-root) queue: {@code /queues/{name}/p{i}/…}. */
+    QueueLayout partition(int i) {
+        return new QueueLayout(name, root.child(PARTITION_PREFIX + i), i);
+    }
+
+    /** The partition a task name says ({@code task-p{i}-…}), or -1 if it names none. */
+    static int partitionOf(String taskName) {
+        String head = TASK_PREFIX + PARTITION_PREFIX;
+        if (!taskName.startsWith(head)) {
+            return -1;
+        }
+        int end = taskName.indexOf('-', head.length());
+        if (end <= head.length() || end - head.length() > 3) {
+            return -1;
+        }
+        for (int i = head.length(); i < end; i++) {
+            if (!Character.isDigit(taskName.charAt(i))) {
+                return -1;
+            }
+        }
+        return Integer.parseInt(taskName.substring(head.length(), end));
+    }
+
+    /** Whether a child of a partitioned queue's root is one of its {@code count} partitions. */
+    static boolean isPartitionDir(String nodeName, int count) {
+        if (!nodeName.startsWith(PARTITION_PREFIX) || nodeName.length() < 2 || nodeName.length() > 4) {
+            return false;
+        }
+        for (int i = 1; i < nodeName.length(); i++) {
+            if (!Character.isDigit(nodeName.charAt(i))) {
+                return false;
+            }
+        }
+        int n = Integer.parseInt(nodeName.substring(1));
+        return n < count && nodeName.equals(PARTITION_PREFIX + n);
     }
 
     CoordPath task(String taskName) {

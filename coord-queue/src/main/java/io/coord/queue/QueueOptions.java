@@ -55,21 +55,28 @@ import java.util.Set;
  *                      or session timeout; 10 is far above what a healthy task sees (a few
  *                      redeliveries around a deploy or a crash). Like SQS's {@code maxReceiveCount},
  *                      but deliveries ended by {@code fail()} are left to {@code maxRetries}
+ * @param partitions    directories the queue's tasks are spread over, 1..{@value #MAX_PARTITIONS}
+ *                      (default 1: the single layout {@code /queues/{name}/tasks}). Each partition
+ *                      has its own listing, cap ({@code depthCap} is per partition), watches and
+ *                      keys, so depth scales with it. Recorded on the server when the queue is
+ *                      made; opening it with another count is refused naming both. {@link #AS_RECORDED}
+ *                      (0) opens it with the recorded count, as the CLI does
  */
 public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBase, Duration backoffMax,
                            double backoffJitter, int lanes, int depthCap, String consumerName, Clock clock,
                            Duration shutdownGrace, Duration claimTimeout, Duration maxProcessing,
-                           Duration idempotencyWindow, int idempotencyKeys, int maxDeliveries) {
+                           Duration idempotencyWindow, int idempotencyKeys, int maxDeliveries, int partitions) {
     public static final int DEFAULT_MAX_TASK_BYTES = 64 * 1024;
     /** Room left in a znode for the task's own fields (attempts, times, last error) around the payload. */
     public static final int MAX_TASK_BYTES = 1_000_000 - 16 * 1024;
     public static final int DEFAULT_DEPTH_CAP = 10_000;
     /**
-     * Highest cap allowed. A listing of the tasks node must stay under ZooKeeper's 1 MB reply
-     * limit; at about 19 bytes per name ({@code task-0000000042} plus framing) that is roughly
-     * 55 000 children, and 50 000 keeps a margin.
+     * Highest cap allowed (per partition). A listing of the tasks node must stay under ZooKeeper's
+     * 1 MB reply limit; at about 36 bytes per name (an unkeyed task of a partition,
+     * {@code task-p{i}-{11 chars}-0000000042}, plus framing) that is roughly 29 000 children, and
+     * 25 000 keeps a margin. More depth comes from partitions, each with its own cap.
      */
-    public static final int MAX_DEPTH_CAP = 50_000;
+    public static final int MAX_DEPTH_CAP = 25_000;
     public static final int MAX_LANES = 16;
     /** Shortest claim timeout: it must outlast a few round trips of an extend under load. */
     public static final long MIN_CLAIM_TIMEOUT_MILLIS = 1_000;
@@ -85,10 +92,18 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
      */
     public static final int MAX_IDEMPOTENCY_KEYS = 50_000;
     public static final int DEFAULT_MAX_DELIVERIES = 10;
+    /** Most partitions: each is a watched directory, and a consumer keeps one index per partition. */
+    public static final int MAX_PARTITIONS = 256;
+    /** {@code partitions(AS_RECORDED)}: open the queue with the count the server recorded (1 for a new queue); for tools. */
+    public static final int AS_RECORDED = 0;
 
     public QueueOptions {
         if (maxTaskBytes < 1 || maxTaskBytes > MAX_TASK_BYTES) {
             throw new ConfigurationException("maxTaskBytes must be within 1.." + MAX_TASK_BYTES + ", got " + maxTaskBytes);
+        }
+        if (partitions < AS_RECORDED || partitions > MAX_PARTITIONS) {
+            throw new ConfigurationException("partitions must be within 1.." + MAX_PARTITIONS + " (or " + AS_RECORDED
+                    + ": as the server recorded), got " + partitions);
         }
         if (maxRetries < 0) {
             throw new ConfigurationException("maxRetries must be >= 0, got " + maxRetries);
@@ -171,6 +186,7 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         b.idempotencyWindow = idempotencyWindow;
         b.idempotencyKeys = idempotencyKeys;
         b.maxDeliveries = maxDeliveries;
+        b.partitions = partitions;
         return b;
     }
 
@@ -186,6 +202,7 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
         private Duration backoffMax;
         private Double backoffJitter;
         private Integer lanes;
+        private Integer partitions;
         private Integer depthCap;
         private String consumerName;
         private Clock clock;
@@ -300,6 +317,13 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
             return this;
         }
 
+        /** Partitions of the queue (default 1); must match what the server recorded. See the record. */
+        public Builder partitions(int value) {
+            once("partitions");
+            partitions = value;
+            return this;
+        }
+
         public QueueOptions build() {
             boolean timeout = claimTimeout != null && !claimTimeout.isZero();
             if (maxProcessing != null && !timeout) {
@@ -321,7 +345,8 @@ public record QueueOptions(int maxTaskBytes, int maxRetries, Duration backoffBas
                     maxProcessing == null ? DEFAULT_MAX_PROCESSING : maxProcessing,
                     idempotencyWindow == null ? Duration.ofHours(1) : idempotencyWindow,
                     idempotencyKeys == null ? DEFAULT_IDEMPOTENCY_KEYS : idempotencyKeys,
-                    maxDeliveries == null ? DEFAULT_MAX_DELIVERIES : maxDeliveries);
+                    maxDeliveries == null ? DEFAULT_MAX_DELIVERIES : maxDeliveries,
+                    partitions == null ? 1 : partitions);
         }
 
         private static String defaultConsumerName() {

@@ -233,7 +233,8 @@ final class QueueWatch implements AutoCloseable {
 
     private void decode(String name, CuratorEvent e) {
         try {
-            index.taskRead(name, codec.decode(layout.task(name), e.getData()), e.getStat().getVersion(), e.getData());
+            index.taskRead(name, codec.decode(layout.task(name), e.getData()), e.getStat().getVersion(), e.getData(),
+                    e.getStat().getCzxid());
         } catch (CodecException bad) {
             if (corrupt.add(name)) {
                 LOG.warn("task {} cannot be decoded; a consumer moves it to the dead letters: {}", layout.task(name),

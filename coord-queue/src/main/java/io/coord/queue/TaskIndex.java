@@ -44,6 +44,10 @@ final class TaskIndex {
     private final Map<String, ClaimRule.Entry> byName = new HashMap<>();
     private final TreeSet<ClaimRule.Entry> ordered = new TreeSet<>(ClaimRule.ORDER);
     private final Map<String, Cached> data = new HashMap<>();
+    /** Each known task's czxid (0 if not read with its stat). */
+    private final Map<String, Long> created = new HashMap<>();
+    /** Called (under this monitor, so it must not block) on every change: a partitioned queue's shared wake-up. */
+    private volatile Runnable onChange;
     /** Tasks that cannot be decoded, not claimable, waiting to be dead-lettered. */
     private final Map<String, Poison> poison = new HashMap<>();
     /** Poison tasks a try did not move (another consumer's claim came first, a change, no connection): left until read again. */
@@ -75,8 +79,16 @@ final class TaskIndex {
 
     // --- fed by the watch ---
 
-    /** A read of task {@code name} (by the watch or by a claim attempt) found this. */
+    /** {@link #taskRead(String, TaskRecord, int, byte[], long)} without the node's czxid (taken as 0: oldest). */
     synchronized void taskRead(String name, TaskRecord record, int version, byte[] bytes) {
+        taskRead(name, record, version, bytes, 0);
+    }
+
+    /**
+     * A read of task {@code name} (by the watch or by a claim attempt) found this; {@code czxid} is
+     * the task node's, its enqueue time in ZooKeeper's global order (across partitions).
+     */
+    synchronized void taskRead(String name, TaskRecord record, int version, byte[] bytes, long czxid) {
         if (finishedHere.contains(name)) {
             return; // a read that started before we completed it
         }
@@ -90,6 +102,9 @@ final class TaskIndex {
                 record.notBeforeMillis(), version);
         byName.put(name, entry);
         ordered.add(entry);
+        if (czxid != 0 || !created.containsKey(name)) {
+            created.put(name, czxid);
+        }
         if (bytes != null && bytes.length <= MAX_CACHED_BYTES) {
             data.put(name, new Cached(bytes, version));
         }
@@ -280,6 +295,33 @@ final class TaskIndex {
         return new ClaimRule.Choice(ClaimRule.rotate(choice.candidates(), rotation), choice.nextReadyMillis());
     }
 
+    /** A partition's first ready task as a cross-partition claim compares it: lane, then czxid. */
+    record Head(int lane, long czxid) implements Comparable<Head> {
+        @Override
+        public int compareTo(Head o) {
+            return lane != o.lane ? Integer.compare(o.lane, lane) : Long.compare(czxid, o.czxid);
+        }
+    }
+
+    /** The first task this process could claim now (ready, not held, no live claim), or null. */
+    synchronized Head head(long nowMillis) {
+        if (partial && System.nanoTime() - partialSinceNanos < MAX_PARTIAL_WAIT_NANOS) {
+            return null;
+        }
+        for (ClaimRule.Entry e : ordered) {
+            if (held.contains(e.name()) || claimsByTask.containsKey(e.name())
+                    || Integer.valueOf(e.version()).equals(passOverAt.get(e.name())) || e.notBeforeMillis() > nowMillis) {
+                continue;
+            }
+            return new Head(e.lane(), created.getOrDefault(e.name(), 0L));
+        }
+        return null;
+    }
+
+    void onChange(Runnable listener) {
+        onChange = listener;
+    }
+
     /** The task's bytes at the version the index knows, or null if not kept. */
     synchronized Cached cached(String name) {
         ClaimRule.Entry e = byName.get(name);
@@ -361,6 +403,7 @@ final class TaskIndex {
 
     private void removeEntry(String name) {
         data.remove(name);
+        created.remove(name);
         passOverAt.remove(name);
         ClaimRule.Entry old = byName.remove(name);
         if (old != null) {
@@ -376,5 +419,9 @@ final class TaskIndex {
     private void signal() {
         changes++;
         notifyAll();
+        Runnable listener = onChange;
+        if (listener != null) {
+            listener.run();
+        }
     }
 }

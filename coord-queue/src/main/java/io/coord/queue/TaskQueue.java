@@ -54,7 +54,9 @@ public interface TaskQueue<T> extends AutoCloseable {
      * {@link io.coord.ConnectionLostException} is indeterminate: the task may have been added;
      * use an idempotency key if a retry must not add it twice.
      */
-    TaskId enqueue(T payload);
+    default TaskId enqueue(T payload) {
+        return enqueue(payload, TaskSpec.defaults());
+    }
 
     /**
      * Adds a task unless one with {@code idempotencyKey} is pending or processing, or completed
@@ -63,13 +65,21 @@ public interface TaskQueue<T> extends AutoCloseable {
      * {@link io.coord.ConnectionLostException}: the retry finds the task the first call added,
      * even if it is already done. {@link #submit} also says which of these happened.
      */
-    TaskId enqueue(T payload, String idempotencyKey);
+    default TaskId enqueue(T payload, String idempotencyKey) {
+        java.util.Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        return enqueue(payload, TaskSpec.defaults().idempotencyKey(idempotencyKey));
+    }
 
     /** Adds a task that is not handed out before {@code notBefore}. */
-    TaskId enqueue(T payload, Instant notBefore);
+    default TaskId enqueue(T payload, Instant notBefore) {
+        java.util.Objects.requireNonNull(notBefore, "notBefore");
+        return enqueue(payload, TaskSpec.defaults().notBefore(notBefore));
+    }
 
     /** Adds a task as {@code spec} says (lane, delay, idempotency key, retries). */
-    TaskId enqueue(T payload, TaskSpec spec);
+    default TaskId enqueue(T payload, TaskSpec spec) {
+        return submit(payload, spec).id();
+    }
 
     /**
      * {@link #enqueue(Object, TaskSpec)}, saying what happened: {@code ADDED} by this call,
@@ -86,7 +96,9 @@ public interface TaskQueue<T> extends AutoCloseable {
      * first, and the whole batch against the transaction size limit and the depth cap; a refusal
      * writes nothing. Ids come back in batch order.
      */
-    List<TaskId> enqueueAll(List<? extends T> batch);
+    default List<TaskId> enqueueAll(List<? extends T> batch) {
+        return enqueueAll(batch, TaskSpec.defaults());
+    }
 
     /** {@link #enqueueAll(List)} with one spec for every task; the spec may not carry an idempotency key. */
     List<TaskId> enqueueAll(List<? extends T> batch, TaskSpec spec);

@@ -16,7 +16,8 @@ import java.util.Objects;
  * @param attempts   failed attempts so far
  * @param deliveries claims so far
  * @param maxRetries failures after the first before dead-lettering
- * @param key        the task's key node name under {@code keys/} ({@code k-…} or {@code a-…})
+ * @param key        the task's key node name under {@code keys/} ({@code k-…}, or {@code a-…} for a task of a batch),
+ *                   or null: a single unkeyed task has no key node (its node name carries its enqueue's unique id)
  * @param lastError  reason of the last failure, or null
  * @param claim      the claim node of the latest claim, or null; the task is PROCESSING only while that node exists
  * @param claimedBy  owner of that claim
@@ -32,7 +33,6 @@ record TaskRecord(JsonNode payload, int lane, long enqueuedAt, Long notBefore, i
 
     TaskRecord {
         Objects.requireNonNull(payload, "payload");
-        Objects.requireNonNull(key, "key");
     }
 
     static TaskRecord fresh(JsonNode payload, int lane, long now, Long notBefore, int maxRetries, String key) {

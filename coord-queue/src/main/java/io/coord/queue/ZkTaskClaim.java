@@ -133,6 +133,11 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
         return queue.layout.task(id.name());
     }
 
+    /** The completion's key op (index 2), or -1 for a single unkeyed task, which has no key node. */
+    private int completionKeyIndex() {
+        return record.key() == null ? -1 : 2;
+    }
+
     private CoordPath keyPath() {
         return queue.layout.key(record.key());
     }
@@ -156,7 +161,7 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
             Consumer<ZkTaskClaim<T>> sink = nextTask;
             Claimer.Prepared next = sink == null || !nextWanted.getAsBoolean() ? null : queue.claimer().prepareNext();
             if (next == null) {
-                end(EndingOutcome.Ending.COMPLETE, release, all, 2);
+                end(EndingOutcome.Ending.COMPLETE, release, all, completionKeyIndex());
             } else {
                 endAndClaim(release, all, next, sink);
             }
@@ -212,8 +217,10 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
                 all.add(Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().delete().withVersion(version)
                         .forPath(taskPath().value())));
                 all.add(Txn.op(zk, deadPath, () -> zk.curator().transactionOp().create().forPath(deadPath.value(), data)));
-                all.add(Txn.op(zk, keyPath(), () -> zk.curator().transactionOp().delete().forPath(keyPath().value())));
-                end(EndingOutcome.Ending.DEAD_LETTER, release, all, 3);
+                if (record.key() != null) {
+                    all.add(Txn.op(zk, keyPath(), () -> zk.curator().transactionOp().delete().forPath(keyPath().value())));
+                }
+                end(EndingOutcome.Ending.DEAD_LETTER, release, all, record.key() == null ? -1 : 3);
                 queue.metrics.failed();
                 queue.index().finishedHere(id.name());
                 queue.metrics.deadLettered();
@@ -492,7 +499,7 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
             release.notCommitted();
             throw e;
         }
-        end(EndingOutcome.Ending.COMPLETE, release, all, 2);
+        end(EndingOutcome.Ending.COMPLETE, release, all, completionKeyIndex());
     }
 
     private ClaimLostException lost(String what, KeeperException cause, String changed) {

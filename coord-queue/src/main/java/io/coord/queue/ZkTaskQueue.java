@@ -7,17 +7,17 @@ import io.coord.CoordPath;
 import io.coord.internal.ForeignNodeWarnings;
 import io.coord.internal.Zk;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.LoggerFactory;
 
 /** The queue: enqueue through {@link Enqueuer}, claims through {@link Claimer}, operator calls through {@link QueueAdmin}. */
-final class ZkTaskQueue<T> implements TaskQueue<T> {
+final class ZkTaskQueue<T> implements TaskQueue<T>, ClaimSource<T> {
     private static final AtomicInteger WORKERS = new AtomicInteger();
 
     final Zk zk;
@@ -36,8 +36,16 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile TaskIndex index;
     private QueueWatch watch;
+    /** Set by a partitioned queue before first use: its shared wake-up, and whether a completion may take its next task here. */
+    private volatile Runnable onIndexChange;
+    private volatile BooleanSupplier nextHere = () -> true;
 
     private ZkTaskQueue(Zk zk, QueueLayout layout, Codec<T> payloadCodec, QueueOptions options) {
+        this(zk, layout, payloadCodec, options, true);
+    }
+
+    /** {@code depthGauge}: false for a partition, whose queue registers one gauge over all of them. */
+    private ZkTaskQueue(Zk zk, QueueLayout layout, Codec<T> payloadCodec, QueueOptions options, boolean depthGauge) {
         this.zk = zk;
         this.layout = layout;
         this.options = options;
@@ -49,13 +57,12 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
         this.claimer = new Claimer<>(this);
         this.poison = new PoisonTasks<>(this);
         this.admin = new QueueAdmin<>(this);
-        metrics.depthGauge(() -> {
-            TaskIndex i = index;
-            return i == null ? Double.NaN : i.depth();
-        });
+        if (depthGauge) {
+            metrics.depthGauge(this::cachedDepth);
+        }
     }
 
-    static <T> ZkTaskQueue<T> open(CoordClient client, String name, Codec<T> payloadCodec, QueueOptions options) {
+    static <T> TaskQueue<T> open(CoordClient client, String name, Codec<T> payloadCodec, QueueOptions options) {
         Objects.requireNonNull(payloadCodec, "payloadCodec");
         Objects.requireNonNull(options, "options");
         Zk zk = Zk.of(client);
@@ -66,12 +73,81 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
         if (!curatorItems.isEmpty()) {
             throw QueueLayout.curatorItemsAt(layout, curatorItems);
         }
+        int partitions = Partitions.recordOrCheck(zk, layout, options.partitions(), rootChildren);
+        if (options.partitions() != partitions) {
+            options = options.toBuilder().partitions(partitions).build(); // "as recorded" (0) resolved
+        }
+        if (partitions > 1) {
+            List<ZkTaskQueue<T>> parts = new java.util.ArrayList<>(partitions);
+            for (int i = 0; i < partitions; i++) {
+                QueueLayout part = layout.partition(i);
+                for (CoordPath dir : List.of(part.tasks, part.claims, part.dead, part.keys, part.completed)) {
+                    ensure(zk, dir);
+                }
+                parts.add(new ZkTaskQueue<>(zk, part, payloadCodec, options, false));
+            }
+            PartitionedTaskQueue<T> queue = new PartitionedTaskQueue<>(layout, options, parts);
+            parts.get(0).foreign.check(layout.root, rootChildren, c -> QueueLayout.isPartitionDir(c, partitions),
+                    "p0.." + QueueLayout.PARTITION_PREFIX + (partitions - 1));
+            return queue;
+        }
+        return openSingle(zk, layout, payloadCodec, options, rootChildren);
+    }
+
+    private static <T> ZkTaskQueue<T> openSingle(Zk zk, QueueLayout layout, Codec<T> payloadCodec, QueueOptions options,
+                                                 List<String> rootChildren) {
         for (CoordPath dir : List.of(layout.tasks, layout.claims, layout.dead, layout.keys, layout.completed)) {
             ensure(zk, dir);
         }
         ZkTaskQueue<T> queue = new ZkTaskQueue<>(zk, layout, payloadCodec, options);
         queue.foreign.check(layout.root, rootChildren, QueueLayout::isRootChild, String.join(", ", QueueLayout.ROOT_CHILDREN));
         return queue;
+    }
+
+    /** Tasks this process's cache knows (pending, processing, poison); NaN before the cache starts. */
+    double cachedDepth() {
+        TaskIndex i = index;
+        return i == null ? Double.NaN : i.depth();
+    }
+
+    /** A partitioned queue's hooks for this partition (before its first claim). */
+    void partitionHooks(Runnable onChange, BooleanSupplier takesNextHere) {
+        this.onIndexChange = onChange;
+        this.nextHere = takesNextHere;
+    }
+
+    /** Whether a completion may claim its next task in this directory (always, unless a partitioned queue says another is older). */
+    boolean takesNextHere() {
+        return nextHere.getAsBoolean();
+    }
+
+    /** This directory's first claimable task (lane, czxid), or null; starts the index. */
+    TaskIndex.Head head(long nowMillis) {
+        return index().head(nowMillis);
+    }
+
+    @Override
+    public Optional<TaskClaim<T>> claimNext(Duration timeout, BooleanSupplier keepWaiting) throws InterruptedException {
+        return claimer.claim(timeout, keepWaiting);
+    }
+
+    @Override
+    public void takeOverTimedOut() throws InterruptedException {
+        claimer.takeOverTimedOut();
+    }
+
+    @Override
+    public void wakeAll() {
+        index().wakeAll();
+    }
+
+    @Override
+    public Duration negotiatedSessionTimeout() {
+        return zk.client().negotiatedSessionTimeout();
+    }
+
+    boolean isClosed() {
+        return closed.get();
     }
 
     private static List<String> rootChildren(Zk zk, QueueLayout layout) {
@@ -110,6 +186,7 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
                     throw new IllegalStateException("queue '" + layout.name + "' is closed");
                 }
                 TaskIndex fresh = new TaskIndex();
+                fresh.onChange(onIndexChange);
                 QueueWatch w = new QueueWatch(zk.curator(), layout, codec, fresh, foreign);
                 try {
                     w.start(zk.client().settings().connectionTimeout());
@@ -147,35 +224,8 @@ final class ZkTaskQueue<T> implements TaskQueue<T> {
     }
 
     @Override
-    public TaskId enqueue(T payload) {
-        return enqueue(payload, TaskSpec.defaults());
-    }
-
-    @Override
-    public TaskId enqueue(T payload, String idempotencyKey) {
-        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-        return enqueue(payload, TaskSpec.defaults().idempotencyKey(idempotencyKey));
-    }
-
-    @Override
-    public TaskId enqueue(T payload, Instant notBefore) {
-        Objects.requireNonNull(notBefore, "notBefore");
-        return enqueue(payload, TaskSpec.defaults().notBefore(notBefore));
-    }
-
-    @Override
-    public TaskId enqueue(T payload, TaskSpec spec) {
-        return submit(payload, spec).id();
-    }
-
-    @Override
     public EnqueueResult submit(T payload, TaskSpec spec) {
         return enqueuer.enqueue(payload, Objects.requireNonNull(spec, "spec"));
-    }
-
-    @Override
-    public List<TaskId> enqueueAll(List<? extends T> batch) {
-        return enqueueAll(batch, TaskSpec.defaults());
     }
 
     @Override

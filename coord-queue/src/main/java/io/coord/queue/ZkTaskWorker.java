@@ -28,7 +28,7 @@ final class ZkTaskWorker<T> implements TaskWorker {
     private static final Logger LOG = LoggerFactory.getLogger(ZkTaskWorker.class);
     private static final Duration SLICE = Duration.ofMillis(250);
 
-    private final ZkTaskQueue<T> queue;
+    private final ClaimSource<T> queue;
     private final Handler<T> handler;
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicBoolean running = new AtomicBoolean(true);
@@ -39,7 +39,7 @@ final class ZkTaskWorker<T> implements TaskWorker {
     /** Null without a claim timeout. */
     private final ClaimExtender extender;
 
-    ZkTaskWorker(ZkTaskQueue<T> queue, int concurrency, Handler<T> handler, String name) {
+    ZkTaskWorker(ClaimSource<T> queue, int concurrency, Handler<T> handler, String name) {
         if (concurrency < 1) {
             throw new IllegalArgumentException("concurrency must be >= 1, got " + concurrency);
         }
@@ -72,7 +72,7 @@ final class ZkTaskWorker<T> implements TaskWorker {
             if (taken != null) {
                 // Taken with the last completion, without claim(): look for timed-out claims here instead.
                 try {
-                    queue.claimer().takeOverTimedOut();
+                    queue.takeOverTimedOut();
                 } catch (InterruptedException e) {
                     taken.close();
                     return;
@@ -82,7 +82,7 @@ final class ZkTaskWorker<T> implements TaskWorker {
             }
             Optional<TaskClaim<T>> claim;
             try {
-                claim = queue.claimer().claim(SLICE, running::get);
+                claim = queue.claimNext(SLICE, running::get);
             } catch (InterruptedException e) {
                 return; // shutdown interrupts only busy threads; an idle one interrupted means stop
             } catch (ConnectionLostException | SessionExpiredException e) {
@@ -192,7 +192,7 @@ final class ZkTaskWorker<T> implements TaskWorker {
     }
 
     private Duration claimBudget() {
-        Duration negotiated = queue.zk.client().negotiatedSessionTimeout();
+        Duration negotiated = queue.negotiatedSessionTimeout();
         return negotiated.isZero() ? Duration.ofSeconds(30) : negotiated;
     }
 
@@ -215,7 +215,7 @@ final class ZkTaskWorker<T> implements TaskWorker {
     public boolean shutdown(Duration grace) throws InterruptedException {
         stopping.set(true);
         running.set(false);
-        queue.index().wakeAll();
+        queue.wakeAll();
         long deadline = System.nanoTime() + grace.toNanos();
         boolean finished = true;
         for (Thread t : threads) {

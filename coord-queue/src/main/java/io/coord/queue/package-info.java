@@ -30,7 +30,11 @@
  *       ({@code notBefore}) and a task waiting out a retry backoff are passed over until ready;
  *       a retried task keeps its sequence, so it is ahead of later tasks once ready. One consumer
  *       sees strict order; several consumers each pick among about as many ready tasks as there
- *       are consumers, so they do not all race for the head.
+ *       are consumers, so they do not all race for the head. Partitioned
+ *       ({@code QueueOptions.partitions} N &gt; 1): FIFO within a partition; across partitions a
+ *       consumer claims in the partition whose first claimable task is oldest by lane, then by
+ *       the task node's czxid (ZooKeeper's global order of creation), so one consumer sees global
+ *       enqueue order exactly, several consumers close to it (see "Partitions" below).
  *   <li><b>Retries.</b> {@code fail(reason)} counts an attempt; with retries left the task is
  *       claimable again after an exponential backoff (base, cap, jitter in {@code QueueOptions}),
  *       otherwise it moves to the dead letters in the same transaction, with the reason. A
@@ -86,8 +90,11 @@
  *                                               claimedAt, timeoutMillis (with a claim timeout)
  * /queues/{name}/dead/task-0000000042           persistent: the dead letter (the task's JSON + deadAt; for a task
  *                                               whose bytes were not a task, those bytes unchanged)
- * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the task's key, exists while the task does; a
- *                                               caller key (k-) then stays as "completed:task-…" for the window
+ * /queues/{name}/tasks/task-{11 chars}-0000000043  an unkeyed task: one create, named with 64 random bits
+ *                                               (URL-safe Base64) that find it after a lost reply
+ * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the key of a keyed task or a batch's task, exists while
+ *                                               the task does; a caller key (k-) then stays as "completed:task-…"
+ *                                               for the window
  * /queues/{name}/completed/c-0000000007         persistent-sequential: one remembered completion ("k-{key} task-…"),
  *                                               in completion order: what the sweep lists, never keys/
  * </pre>
@@ -99,7 +106,8 @@
  * logged at WARN once and listed by {@link io.coord.queue.QueueStats#foreign()}.
  * Transactions:
  * <pre>
- * enqueue   multi(create keys/…, create tasks/task- SEQUENTIAL)
+ * enqueue   create tasks/task-{unique}- SEQUENTIAL   (unkeyed: sent once; after a lost reply, list tasks/ for the name)
+ *           multi(create keys/…, create tasks/task- SEQUENTIAL)   (keyed, and each task of a batch)
  * claim     multi(create claims/{task}~{unique} EPHEMERAL, setData tasks/{task} @ version read)
  * complete  multi(delete claim, delete tasks/{task} @ version claimed,
  *                 setData keys/k-… "completed:{task}" + create completed/c- SEQUENTIAL | delete keys/a-…, [your ops])
@@ -126,6 +134,35 @@
  * names are never reused, so a delete can only ever hit our own node.
  * A {@link io.coord.queue.TaskWorker} completes a task and claims its next one in one transaction.
  *
+ * <h2>Partitions</h2>
+ * {@code QueueOptions.partitions(N)} (1..256, default 1) spreads a queue over N directories, each
+ * laid out as above with its own depth cap, listing and watches, so depth scales with N:
+ * <pre>
+ * /queues/{name}                                       data "partitions=N", written when the queue is made
+ * /queues/{name}/p{i}/tasks/task-p{i}-0000000042       keyed, or of a batch
+ * /queues/{name}/p{i}/tasks/task-p{i}-{11 chars}-0000000043   unkeyed
+ * /queues/{name}/p{i}/claims|dead|keys|completed/…     as in one directory
+ * </pre>
+ * A task id names its partition ({@link io.coord.queue.TaskId#partition()}). A keyed task goes to
+ * the partition of its key's hash ({@code String.hashCode}, spread, modulo N), so its idempotency
+ * record is where a retry looks; an unkeyed task round-robin; a batch to one partition. Opening a
+ * queue with a count other than the recorded one is refused ({@link io.coord.ConfigurationException}
+ * naming both counts; a queue without a record is unpartitioned, 1); {@code QueueOptions.AS_RECORDED}
+ * opens it with the server's count. Every guarantee above holds per partition; {@code stats()},
+ * {@code tasks()}, {@code deadLetters()}, {@code requeueAll()} and {@code purgeDeadLetters()}
+ * aggregate them, {@code requeue(id)} finds the partition in the id.
+ * <p><b>How close to global FIFO.</b> Claims compare the partitions' first claimable tasks from the
+ * consumer's watched indexes (no reads) by lane, then czxid, and claim in the oldest partition first;
+ * a completion takes its next task in the same transaction only while its partition still has the
+ * oldest head. One consumer therefore claims in global enqueue order (tested). Several consumers
+ * each spread over the first few ready tasks of the oldest partition and see the others' claims a
+ * watch event late, so claims interleave: measured with 8 partitions, batches of 200 and 16
+ * claiming threads in 4 processes (two kill -9'd) over 200 000 tasks, 99 % of first claims came
+ * within 1 332 places of their enqueue position (mean 83, the farthest 5 487) and 0.046 % of all
+ * pairs were claimed in the opposite order ({@code PartitionedKillIT} holds them to 2 000 places
+ * and 1 %). Tasks given back by a dead consumer
+ * come later by its session timeout, as in one directory.
+ *
  * <h2>Claim timeouts</h2>
  * A claim's deadline lives on the server: its node's {@code mtime} (the server's time of the claim
  * or of the last extend) plus the {@code timeoutMillis} in its data. A consumer with a timeout
@@ -151,12 +188,15 @@
  * has not read yet, and order would hold only on a steady connection. They read a task once when it is created and
  * again only when its claim ends with the task still there; a claim node's name says which task it
  * holds, so claims cost no reads. Tested sizes: 2 000 tasks with consumers killed and expired
- * mid-task; the default depth cap of 10 000 tasks (a listing of about 190 KB). The cap may be
- * raised to 50 000: a listing of the tasks node must stay under ZooKeeper's 1 MB reply limit
- * ({@code jute.maxbuffer}), which names like {@code task-0000000042} reach at about 55 000
- * children (measured here: a listing of 55 000 such names worked, 55 500 failed with
- * ConnectionLoss); past it, reading the queue fails, and that is why an enqueue past the cap is
- * refused. The cap is exact once the queue is half full (the depth is read before every
+ * mid-task; the default depth cap of 10 000 tasks (a listing of about 190 KB); 200 000 tasks over
+ * 8 partitions with consumers killed. The cap (per partition) may be raised to 25 000: a listing of
+ * the tasks node must stay under ZooKeeper's 1 MB reply limit ({@code jute.maxbuffer}), which names
+ * like {@code task-0000000042} reach at about 55 000 children (measured here: a listing of 55 000
+ * such names worked, 55 500 failed with ConnectionLoss) and the longest names, an unkeyed task's in a
+ * partition ({@code task-p255-{11 chars}-0000000042}, about 36 bytes listed), at about 29 000; past
+ * it, reading the queue fails, and that is why an enqueue past the cap is refused. More depth
+ * comes from partitions (docs/BENCHMARKS.md has claim+complete at depth 1 000 000 and the memory a
+ * consumer's index takes). The cap is exact once the queue is half full (the depth is read before every
  * enqueue); below half, a producer re-reads it every 100 enqueues, so only a crowd of more than
  * cap/200 producers enqueueing at once could overshoot, by at most 100 tasks each. Dead letters have no cap: purge them; {@code stats()} counts them without a
  * listing, but listing them fails past the same limit.
@@ -173,7 +213,8 @@
  *       other consumers; {@code complete}/{@code fail} throw {@code ClaimLostException}. The
  *       watch is re-registered on the new session.
  *   <li><b>ConnectionLoss</b> on an enqueue is indeterminate: call it again; a keyed or batched
- *       enqueue recognizes its own key. A keyed one whose task is already done finds it too,
+ *       enqueue recognizes its own key, an unkeyed one its own node by the unique part of its name
+ *       (the enqueue itself looks, once, and returns the id if the task is there). A keyed one whose task is already done finds it too,
  *       within the idempotency window ({@code ALREADY_COMPLETED}); an unkeyed one, or one whose
  *       task was dead-lettered, cannot tell "done" from "never added".
  *   <li><b>A lost reply to an ending</b>: endings are sent once, outside Curator's retry (which,

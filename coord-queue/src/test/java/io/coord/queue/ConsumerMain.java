@@ -23,7 +23,10 @@ import org.apache.zookeeper.ZooKeeper;
  * On {@code STOP} it closes its worker, prints {@code BYE} and exits.
  *
  * <p>Arguments: connect string, namespace, queue name, work milliseconds, and optionally the
- * session timeout in milliseconds (default 2000: short, so a killed consumer's claims come back soon).
+ * session timeout in milliseconds (default 2000: short, so a killed consumer's claims come back soon),
+ * the queue's partitions (default 1), the worker's threads (default 1) and record buckets (default 0:
+ * records directly under {@code /records}; B &gt; 0: under {@code /records/b{hash mod B}}, so a run of
+ * 200 000 tasks lists in pieces, and {@code START} lines end with the payload's number).
  */
 public final class ConsumerMain {
     private ConsumerMain() {
@@ -35,6 +38,9 @@ public final class ConsumerMain {
         String queueName = args[2];
         int workMs = Integer.parseInt(args[3]);
         Duration session = Duration.ofMillis(args.length > 4 ? Long.parseLong(args[4]) : 2000);
+        int partitions = args.length > 5 ? Integer.parseInt(args[5]) : 1;
+        int threads = args.length > 6 ? Integer.parseInt(args[6]) : 1;
+        int buckets = args.length > 7 ? Integer.parseInt(args[7]) : 0;
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         CoordClient client = CoordClient.connect(CoordSettings.builder().connectString(connect).namespace(namespace)
                 .sessionTimeout(session).connectionTimeout(Duration.ofSeconds(30)).build()); // a loaded machine connects slowly
@@ -45,10 +51,10 @@ public final class ConsumerMain {
             return t;
         }));
         TaskQueue<Job> queue = TaskQueue.open(client, queueName, io.coord.Codec.json(Job.class),
-                QueueOptions.builder().consumerName("child-" + ProcessHandle.current().pid()).build());
-        TaskWorker worker = queue.work(1, claim -> {
+                QueueOptions.builder().consumerName("child-" + ProcessHandle.current().pid()).partitions(partitions).build());
+        TaskWorker worker = queue.work(threads, claim -> {
             String task = claim.id().name();
-            out.println("START " + task + " " + claim.token().value());
+            out.println("START " + task + " " + claim.token().value() + (buckets > 0 ? " " + claim.payload().n() : ""));
             try {
                 Thread.sleep(workMs / 2 + ThreadLocalRandom.current().nextInt(workMs + 1));
             } catch (InterruptedException e) {
@@ -56,7 +62,7 @@ public final class ConsumerMain {
                 out.println("ABORT " + task + " " + claim.token().value());
                 throw e;
             }
-            String record = "/records/" + task + "-";
+            String record = "/records/" + (buckets > 0 ? "b" + Math.floorMod(task.hashCode(), buckets) + "/" : "") + task + "-";
             try {
                 claim.completeWith(List.of(client.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
                         .forPath(record, Long.toString(claim.token().value()).getBytes(StandardCharsets.UTF_8))));

@@ -94,9 +94,50 @@ class ReplyLossIT {
         }
         assertEquals(1, server.droppedReplies());
         List<Task<Job>> tasks = queue.tasks();
-        assertEquals(1, tasks.size(), "the transaction retried after the lost reply found its own key: " + tasks);
+        assertEquals(1, tasks.size(), "the enqueue after the lost reply looked for its own node, sent nothing again: " + tasks);
         if (id != null) {
             assertEquals(id, tasks.get(0).id());
+        }
+    }
+
+    @Test
+    void anUnkeyedEnqueueIsOneCreateWhoseLostReplyIsRecoveredByItsUniqueName() throws Exception {
+        server.dropNextMultiReply();
+        TaskId id = queue.enqueue(new Job("protected", 1));
+        assertEquals(1, server.droppedReplies(), "the fault fired");
+        List<Task<Job>> tasks = queue.tasks();
+        assertEquals(List.of(id), tasks.stream().map(Task::id).toList(), "found by its name, added once: " + tasks);
+        assertTrue(id.name().matches("task-[A-Za-z0-9_-]{11}-\\d{10}"), "the name carries the enqueue's unique id: " + id);
+        assertEquals(List.of(), client.curator().getChildren().forPath("/queues/jobs/keys"), "no key node: one create");
+    }
+
+    /**
+     * The chaos race for the one-create unkeyed enqueue: a fast consumer completes the task while
+     * the producer is kept from reconnecting. The producer's look finds no node by its unique name
+     * and reports the outcome unknown; it never sends the create again, so there is no second task.
+     */
+    @Test
+    void anUnkeyedEnqueueWhoseTaskWasDoneBeforeItsLostReplyCameBackIsUnknownAndNeverAddedTwice() throws Exception {
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try (ClientProxy proxy = ClientProxy.to(server.connectString());
+             CoordClient producer = clientVia(proxy, Duration.ofSeconds(10));
+             TaskQueue<Job> producerQueue = TaskQueue.open(producer, "jobs", io.coord.Codec.json(Job.class), QueueOptions.defaults())) {
+            server.dropNextMultiReply(proxy::refuse);
+            Future<TaskId> call = caller.submit(() -> producerQueue.enqueue(new Job("fast", 1)));
+            TaskClaim<Job> claim = queue.claim(Awaits.scaled(Duration.ofSeconds(15))).orElseThrow();
+            assertEquals(1, server.droppedReplies(), "the enqueue's reply was lost");
+            claim.complete();
+            proxy.accept();
+
+            ExecutionException unknown = assertThrows(ExecutionException.class,
+                    () -> call.get(Awaits.scaled(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS));
+            assertInstanceOf(ConnectionLostException.class, unknown.getCause());
+            assertTrue(unknown.getCause().getMessage().contains(claim.id().name().substring(0, 17)),
+                    "names the unique name it looked for: " + unknown.getCause().getMessage());
+            assertTrue(queue.tasks().isEmpty(), "added once, never again: " + queue.tasks());
+        } finally {
+            caller.shutdownNow();
+            assertTrue(caller.awaitTermination(Awaits.scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS));
         }
     }
 
