@@ -43,6 +43,8 @@ public final class CoordClient implements AutoCloseable {
     private final CuratorFramework curator;
     private final CoordSettings settings;
     private final boolean owned;
+    /** Numbers this client's threads ({@code coord-events-N}, ...). */
+    private final int id;
     /** Sends the authentication probe as each handle's first request; null for a wrapped client. */
     private final AuthProbe authProbe;
     private final SessionTracker sessions;
@@ -73,7 +75,7 @@ public final class CoordClient implements AutoCloseable {
         this.settings = settings;
         this.authProbe = authProbe;
         this.owned = authProbe != null;
-        int id = CLIENT_IDS.incrementAndGet();
+        this.id = CLIENT_IDS.incrementAndGet();
         this.events = EventThreads.newEventsExecutor("coord-events-" + id);
         this.callbacks = EventThreads.newCallbackExecutor("coord-callbacks-" + id);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -154,7 +156,7 @@ public final class CoordClient implements AutoCloseable {
         CuratorFramework curator = CuratorFactory.build(settings, probe);
         CoordClient client = new CoordClient(curator, settings, probe);
         curator.start();
-        Thread waiter = new Thread(client::awaitFirstSessionInBackground, "coord-first-session-" + CLIENT_IDS.get());
+        Thread waiter = new Thread(client::awaitFirstSessionInBackground, "coord-first-session-" + client.id);
         waiter.setDaemon(true);
         client.firstSessionWaiter = waiter;
         waiter.start();
