@@ -43,6 +43,8 @@ public final class CoordClient implements AutoCloseable {
     private final CuratorFramework curator;
     private final CoordSettings settings;
     private final boolean owned;
+    /** Numbers this client's threads ({@code coord-events-N}, ...). */
+    private final int id;
     /** Sends the authentication probe as each handle's first request; null for a wrapped client. */
     private final AuthProbe authProbe;
     private final SessionTracker sessions;
@@ -58,6 +60,10 @@ public final class CoordClient implements AutoCloseable {
      * (no map of clients anywhere). Null once closed: {@code Zk.of} then fails naming this client.
      */
     private volatile Zk zk;
+    /** Set by {@link #start}'s background wait when the first session will not come by itself; see {@link #startFailure()}. */
+    private volatile CoordException startFailure;
+    /** {@link #start}'s background wait for the first session; null otherwise. Interrupted by {@link #close()}. */
+    private volatile Thread firstSessionWaiter;
 
     static {
         Zk.installAccess(client -> client.zk);
@@ -69,7 +75,7 @@ public final class CoordClient implements AutoCloseable {
         this.settings = settings;
         this.authProbe = authProbe;
         this.owned = authProbe != null;
-        int id = CLIENT_IDS.incrementAndGet();
+        this.id = CLIENT_IDS.incrementAndGet();
         this.events = EventThreads.newEventsExecutor("coord-events-" + id);
         this.callbacks = EventThreads.newCallbackExecutor("coord-callbacks-" + id);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -126,6 +132,72 @@ public final class CoordClient implements AutoCloseable {
                 closeAfterFailedConnect(client);
             }
         }
+    }
+
+    /**
+     * Starts a client with {@code settings} without waiting for the first session: returns at
+     * once, even while the ensemble is unreachable. For a service that must come up during a
+     * ZooKeeper outage and can serve something meanwhile (config from a local snapshot); anything
+     * else should use {@link #connect}, which fails fast on a wrong ensemble, credentials or TLS.
+     *
+     * <p>Until the first session, {@link #session()} throws {@link SessionExpiredException} and
+     * operations wait for the connection within their documented timeouts, then fail as they
+     * would on a lost connection. The session comes later by itself (the same retries as after a
+     * disconnect); a listener from {@link #onNewSession} is told of it, the first one included.
+     * A background thread ({@code coord-first-session-N}, gone once the session came) makes the
+     * checks {@code connect} makes: an authentication or TLS failure, or a failed
+     * {@linkplain CoordSettings#authCheckPath() auth check}, is logged at ERROR when it happens and
+     * kept in {@link #startFailure()}; such a client stays without a usable session until closed.
+     * Connecting for longer than the connection timeout is logged at WARN, once.
+     */
+    public static CoordClient start(CoordSettings settings) {
+        Objects.requireNonNull(settings, "settings");
+        AuthProbe probe = new AuthProbe();
+        CuratorFramework curator = CuratorFactory.build(settings, probe);
+        CoordClient client = new CoordClient(curator, settings, probe);
+        curator.start();
+        Thread waiter = new Thread(client::awaitFirstSessionInBackground, "coord-first-session-" + client.id);
+        waiter.setDaemon(true);
+        client.firstSessionWaiter = waiter;
+        waiter.start();
+        return client;
+    }
+
+    /** {@link #start}'s wait: the checks of {@link #connect}, retried at each connection timeout until the session comes. */
+    private void awaitFirstSessionInBackground() {
+        boolean warned = false;
+        while (!closed.get()) {
+            try {
+                awaitFirstSession(settings.connectionTimeout(), System.nanoTime());
+                checkAuth();
+                return;
+            } catch (AuthenticationException | TlsException | NotAuthorizedException | ConfigurationException e) {
+                if (!closed.get()) {
+                    startFailure = e;
+                    LOG.error("ZooKeeper at {} will not give this client a session: {}", settings.connectString(), e.getMessage(), e);
+                }
+                return;
+            } catch (InterruptedException e) {
+                return; // closed
+            } catch (IllegalStateException e) {
+                return; // closed while waiting (Zk.of refuses a closed client)
+            } catch (CoordException e) {
+                if (!closed.get() && !warned) {
+                    warned = true;
+                    LOG.warn("no ZooKeeper session yet, still trying: {}", e.getMessage());
+                }
+            }
+        }
+    }
+
+    /**
+     * Why a client from {@link #start} will not get a usable session by itself: the server
+     * rejected its authentication, TLS does not match, or the auth check failed. Empty while it is
+     * still connecting, once connected, and always for a client from {@link #connect} (which
+     * throws these instead).
+     */
+    public java.util.Optional<CoordException> startFailure() {
+        return java.util.Optional.ofNullable(startFailure);
     }
 
     /**
@@ -311,6 +383,10 @@ public final class CoordClient implements AutoCloseable {
         }
         if (stallMonitor != null) {
             stallMonitor.close();
+        }
+        Thread waiter = firstSessionWaiter;
+        if (waiter != null) {
+            waiter.interrupt();
         }
         if (!owned) {
             // The session outlives us in the caller's Curator client: what we hold must not.

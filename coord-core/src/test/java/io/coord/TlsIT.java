@@ -161,6 +161,19 @@ class TlsIT {
         assertTrue(e.getMessage().contains("certificate"), e.getMessage());
     }
 
+    /** {@link CoordClient#start} does not throw: the same TLS mismatch is kept in {@code startFailure()} once the probe sees it. */
+    @Test
+    void startedPlaintextClientToTheTlsPortReportsTlsExceptionAsItsStartFailure() throws Exception {
+        CoordClient client = CoordClient.start(SecurityFixtures.settings(tlsConnect).connectionTimeout(CONNECT).build());
+        toClose.add(client);
+        long deadline = System.nanoTime() + CONNECT.plus(LOAD_MARGIN).multipliedBy(2).toNanos();
+        while (client.startFailure().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(client.startFailure().orElse(null) instanceof TlsException, "start failure: " + client.startFailure());
+        assertTrue(client.startFailure().get().getMessage().contains("speaks TLS"), client.startFailure().get().getMessage());
+    }
+
     private static TlsException assertTlsFailure(CoordSettings settings, String what) {
         return SecurityFixtures.assertTlsFailure(settings, LOAD_MARGIN, what);
     }

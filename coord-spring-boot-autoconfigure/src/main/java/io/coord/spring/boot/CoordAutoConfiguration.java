@@ -3,9 +3,11 @@ package io.coord.spring.boot;
 import io.coord.CoordClient;
 import io.coord.CoordMetrics;
 import io.coord.CoordSettings;
+import io.coord.CoordTimeoutException;
 import io.coord.metrics.MicrometerMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -30,15 +32,33 @@ public class CoordAutoConfiguration {
 
     /**
      * Connects before the context finishes starting: a wrong ensemble, credentials or TLS fail
-     * startup (Coord's own exception names the cause) rather than the first request. A session
-     * timeout the server clamps fails startup too, naming {@code coord.session-timeout}: every
-     * lease budget derives from it, and a silently different value is a misconfiguration.
+     * startup (Coord's own exception names the cause; an unreachable ensemble is analysed naming
+     * {@code coord.connect-string} and {@code coord.config.snapshot-dir}) rather than the first
+     * request. A session timeout the server clamps fails startup too, naming
+     * {@code coord.session-timeout}: every lease budget derives from it, and a silently different
+     * value is a misconfiguration.
+     *
+     * <p>With {@code coord.config.snapshot-dir} set the client is {@linkplain CoordClient#start
+     * started} instead: it does not wait for a session, so config beans can start from their
+     * snapshots during a ZooKeeper outage. The {@code coord} health is DOWN until the session
+     * comes; an authentication or TLS failure is then logged and shown in health (no startup
+     * failure), and a clamped session timeout is only logged.
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public CoordClient coordClient(CoordProperties properties, ObjectProvider<CoordMetrics> metrics) throws InterruptedException {
+    public CoordClient coordClient(CoordProperties properties, ObjectProvider<CoordMetrics> metrics,
+                                   @Value("${" + CoordConfigProperties.SNAPSHOT_DIR + ":}") String snapshotDir)
+            throws InterruptedException {
         CoordSettings settings = properties.toSettings(new StallCountingMetrics(metrics.getIfAvailable(CoordMetrics::noop)));
-        CoordClient client = CoordClient.connect(settings);
+        if (!snapshotDir.isBlank()) {
+            return CoordClient.start(settings);
+        }
+        CoordClient client;
+        try {
+            client = CoordClient.connect(settings);
+        } catch (CoordTimeoutException e) {
+            throw new CoordUnreachableException(settings.connectString(), settings.connectionTimeout(), e);
+        }
         if (!client.negotiatedSessionTimeout().equals(client.requestedSessionTimeout())) {
             client.close();
             throw new InvalidCoordPropertyException("coord.session-timeout", settings.sessionTimeout(),

@@ -24,7 +24,8 @@ import org.springframework.context.ApplicationEventPublisher;
  * passed Bean Validation (when the application has it). A refused update (bad JSON, an unknown
  * field, a violated constraint, too large) is never applied: the value stays, the refusal is kept
  * in {@link #lastRejection()}, shown in the {@code coordConfig} health details and counted in
- * {@code coord.config.rejected}. Each applied change publishes a {@link CoordConfigChangedEvent}.
+ * {@code coord.config.rejected}. Each applied change publishes a {@link CoordConfigChangedEvent},
+ * the live value replacing a snapshot's included (when it differs from it).
  * Closed by Spring on shutdown, before the {@code CoordClient}.
  */
 public final class CoordConfigValue<T> implements AutoCloseable {
@@ -58,7 +59,11 @@ public final class CoordConfigValue<T> implements AutoCloseable {
         return live.get();
     }
 
-    /** The last good value with its version, revision and origin ({@code LIVE}, {@code CANARY}, {@code DEFAULT}). */
+    /**
+     * The last good value with its version, revision and origin ({@code LIVE}, {@code CANARY},
+     * {@code DEFAULT}, or {@code SNAPSHOT} when the application started from
+     * {@code coord.config.snapshot-dir} while ZooKeeper was unreachable, until the first live read).
+     */
     public Versioned<T> current() {
         return live.current();
     }
@@ -68,7 +73,7 @@ public final class CoordConfigValue<T> implements AutoCloseable {
         return live.key();
     }
 
-    /** True while the value may be out of date (the connection is down and not yet re-read). */
+    /** True while the value may be out of date: it came from the snapshot, or the connection is down and not yet re-read. */
     public boolean isStale() {
         return live.isStale();
     }

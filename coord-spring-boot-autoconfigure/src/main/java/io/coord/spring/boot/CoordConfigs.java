@@ -5,6 +5,9 @@ import io.coord.CoordException;
 import io.coord.config.ConfigKey;
 import io.coord.config.ConfigOptions;
 import io.coord.config.LiveConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -49,11 +52,31 @@ final class CoordConfigs implements AutoCloseable {
                 throw new InvalidCoordPropertyException("coord.config.instance-id", properties.instanceId(), e.getMessage(), e);
             }
         }
+        if (properties.snapshotDir() != null) {
+            builder.snapshotDir(checkedSnapshotDir(properties.snapshotDir()));
+        }
         this.client = client;
         this.properties = properties;
         this.options = builder.build();
         this.events = events;
         this.check = check;
+    }
+
+    /**
+     * Made now, so that a directory the application cannot write fails startup naming the
+     * property, not later as a warning from the first snapshot write while connected.
+     */
+    private static Path checkedSnapshotDir(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException | RuntimeException e) {
+            throw new InvalidCoordPropertyException(CoordConfigProperties.SNAPSHOT_DIR, dir,
+                    "cannot be created as a directory (" + e + ")", e);
+        }
+        if (!Files.isWritable(dir)) {
+            throw new InvalidCoordPropertyException(CoordConfigProperties.SNAPSHOT_DIR, dir, "is not writable by this process");
+        }
+        return dir;
     }
 
     /** Watches {@code /config/{app}/{key}} as {@code type} and waits for its first value. */

@@ -15,7 +15,10 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  *       (a reconnect within the session timeout), so the instance is not broken, but it cannot
  *       coordinate now: take it out of rotation, do not restart it.</li>
  *   <li>DOWN: the session EXPIRED (or the client has none yet, or was closed). Everything bound to
- *       the session is gone; the client is getting a new session, and UP returns with it.</li>
+ *       the session is gone; the client is getting a new session, and UP returns with it.
+ *       With {@code coord.config.snapshot-dir} the application starts without waiting for the
+ *       first session: DOWN ({@code NO_SESSION}) until it comes, and DOWN with the {@code error}
+ *       if the server refused the client (authentication, TLS), which no retry mends.</li>
  * </ul>
  */
 final class CoordHealthIndicator implements HealthIndicator {
@@ -34,7 +37,9 @@ final class CoordHealthIndicator implements HealthIndicator {
         try {
             session = client.session();
         } catch (SessionExpiredException none) {
-            return details(Health.down().withDetail("state", "NO_SESSION"));
+            Health.Builder down = Health.down().withDetail("state", "NO_SESSION");
+            client.startFailure().ifPresent(e -> down.withDetail("error", e.getMessage()));
+            return details(down);
         }
         Health.Builder health = switch (session.state()) {
             case CONNECTED -> Health.up();

@@ -8,7 +8,11 @@
  *       {@code coord.digest.user}/{@code coord.digest.password}, {@code coord.acl-policy}
  *       ({@code open}, {@code creator}, {@code creator-world-read}) and {@code coord.tls.*}.
  *       The client connects while the context starts and is closed on shutdown after every bean
- *       that depends on it. An application's own {@code CoordClient} bean replaces it.</li>
+ *       that depends on it. An application's own {@code CoordClient} bean replaces it. An ensemble
+ *       that gives no session within {@code coord.connection-timeout} fails startup; the failure
+ *       analysis names the connect string and {@code coord.config.snapshot-dir} (see below). With
+ *       that property set the client is {@linkplain io.coord.CoordClient#start started} instead,
+ *       without waiting for a session.</li>
  *   <li>A bad property fails startup with an
  *       {@link io.coord.spring.boot.InvalidCoordPropertyException}, which Spring Boot's failure
  *       analysis reports with the property's name, the value and the reason; so does a session
@@ -59,10 +63,21 @@
  *       time in the order applied. Properties ({@link io.coord.spring.boot.CoordConfigProperties}):
  *       {@code coord.config.init-timeout} (10s: how long startup waits for each key's value, then
  *       fails naming the key and the type), {@code coord.config.instance-id} (canary membership and
- *       {@code coord config who}; default {@code <hostname>-<pid>}) and
- *       {@code coord.config.report-applied} (true). With ZooKeeper unreachable at startup the client
- *       bean fails first, so config beans do not fall back to coord-config's local snapshot.
- *       Config beans close before the client.</li>
+ *       {@code coord config who}; default {@code <hostname>-<pid>}),
+ *       {@code coord.config.report-applied} (true) and {@code coord.config.snapshot-dir} (unset).
+ *       <b>ZooKeeper unreachable at startup</b>: without {@code coord.config.snapshot-dir} startup
+ *       fails (the client bean, analysed as above). With it, each config bean keeps the last value
+ *       it read while connected in {@code {dir}/{app}/{key}.json}, and the application starts
+ *       during an outage: the client does not wait for a session, each config bean starts from its
+ *       snapshot ({@code current().origin()} {@code SNAPSHOT}, {@code isStale()} true, after at most
+ *       3s of trying to read live), the {@code coord} health is DOWN ({@code state}
+ *       {@code NO_SESSION}; with an {@code error} detail if the server refused the client's
+ *       authentication or TLS, which is also logged), and once the ensemble answers the live
+ *       value replaces the snapshot's, publishing a {@code CoordConfigChangedEvent} when it
+ *       differs. A key with no usable snapshot still waits {@code coord.config.init-timeout} and
+ *       fails startup naming it; a directory that cannot be created or written fails startup
+ *       naming the property. In this mode a session timeout the server clamps is logged, not
+ *       fatal. Config beans close before the client.</li>
  *   <li>Task handlers ({@link io.coord.spring.boot.CoordTasksAutoConfiguration}, needs
  *       {@code coord-queue}): {@link io.coord.spring.boot.CoordTaskHandler @CoordTaskHandler(queue,
  *       concurrency, type)} on a bean method runs a {@code TaskWorker} on {@code /queues/{queue}};
@@ -86,7 +101,10 @@
  *       {@code coordLockRegistry} unless the application has a {@code LockRegistry}:
  *       {@code obtain(key)} is {@code DistributedLock.asLock()} of
  *       {@code /locks/{coord.integration.lock-domain}/{key}} (domain {@code integration} by default),
- *       one object per key; a key that is not one path segment is refused naming it.</li>
+ *       one object per key; a key that is not one path segment is refused naming it. It is an
+ *       {@code ExpirableLockRegistry}: {@code expireUnusedOlderThan(ms)} drops the object of each
+ *       key obtained longer ago and held by no thread of this process (the application calls it,
+ *       on a schedule, when keys are many).</li>
  * </ul>
  *
  * Beans: {@code coordClient}, {@code coordMetrics} (with Micrometer), {@code coordHealthIndicator}

@@ -9,12 +9,14 @@ import io.coord.test.Awaits;
 import io.coord.test.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.integration.support.locks.DefaultLockRegistry;
+import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
 
 /** The Spring Integration {@code LockRegistry} of Coord locks, in two application contexts (two sessions) on one ZooKeeper. */
@@ -52,6 +54,40 @@ class CoordLockRegistryIT {
             assertThat(other.tryLock(Awaits.scaled(Duration.ofSeconds(5)).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
             other.unlock();
         }));
+    }
+
+    @Test
+    void unusedLocksExpireAndHeldOrRecentOnesStay() throws Exception {
+        instance().run(context -> assertThat(context.getBean(LockRegistry.class)).isInstanceOf(ExpirableLockRegistry.class));
+        AtomicLong now = new AtomicLong(1_000);
+        CoordLockRegistry registry = new CoordLockRegistry(zk.newClient(), "integration", now::get);
+        JucLock idle = registry.obtain("idle");
+        JucLock busy = registry.obtain("busy");
+        busy.lock();
+        try {
+            now.set(2_000);
+            JucLock recent = registry.obtain("recent");
+            registry.expireUnusedOlderThan(500);
+            assertThat(registry.obtain("recent")).as("obtained within the age").isSameAs(recent);
+            assertThat(registry.obtain("busy")).as("held by this process").isSameAs(busy);
+            JucLock idleAgain = registry.obtain("idle");
+            assertThat(idleAgain).as("unused and older than the age: a new object").isNotSameAs(idle);
+            assertThat(registry.obtain("idle")).isSameAs(idleAgain);
+
+            // The dropped object still excludes: exclusion is ZooKeeper's, not the object's.
+            assertThat(idle.tryLock(Awaits.scaled(Duration.ofSeconds(5)).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            try {
+                assertThat(idleAgain.tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
+            } finally {
+                idle.unlock();
+            }
+        } finally {
+            busy.unlock();
+        }
+        now.set(10_000);
+        registry.expireUnusedOlderThan(500);
+        assertThat(registry.obtain("busy")).as("released, then unused past the age").isNotSameAs(busy);
+        assertThat(registry).hasToString("CoordLockRegistry[/locks/integration, 1 keys]");
     }
 
     @Test

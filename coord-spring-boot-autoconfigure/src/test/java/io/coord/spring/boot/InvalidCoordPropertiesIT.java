@@ -75,7 +75,7 @@ class InvalidCoordPropertiesIT {
     }
 
     /** What Spring Boot's FailureAnalyzers does: the first registered analyzer with an answer. */
-    private static FailureAnalysis analyze(Throwable failure) {
+    static FailureAnalysis analyze(Throwable failure) {
         List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation(InvalidCoordPropertiesIT.class.getClassLoader())
                 .load(FailureAnalyzer.class, (type, name, cannotCreate) -> { /* analyzers that need arguments: not ours */ });
         for (FailureAnalyzer analyzer : analyzers) {
