@@ -50,15 +50,15 @@ final class DoctorCommand implements Callable<Integer> {
             description = "the session timeout to request, compared with the one the server grants (default: the client default, 30s)")
     Duration sessionTimeout;
 
-    @Option(names = "--recent-parent", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "0s",
+    @Option(names = "--recent-parent", paramLabel = "DURATION", converter = DurationConverter.OrZero.class, defaultValue = "0s",
             description = "report lock parents created less than DURATION ago, e.g. 24h for a daily run (default: off)")
     Duration recentParent;
 
-    @Option(names = "--clock-skew", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "5s",
+    @Option(names = "--clock-skew", paramLabel = "DURATION", converter = DurationConverter.OrZero.class, defaultValue = "5s",
             description = "how far holders' clocks may lag the server's (default: ${DEFAULT-VALUE})")
     Duration clockSkew;
 
-    @Option(names = "--claim-age", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "10m",
+    @Option(names = "--claim-age", paramLabel = "DURATION", converter = DurationConverter.OrZero.class, defaultValue = "10m",
             description = "report queue claims older than this (default: ${DEFAULT-VALUE})")
     Duration claimAge;
 
@@ -69,19 +69,19 @@ final class DoctorCommand implements Callable<Integer> {
             description = "warn from this fraction of the cap (default: ${DEFAULT-VALUE}; an error at the cap)")
     double queueDepthWarn;
 
-    @Option(names = "--leaderless-after", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "30s",
+    @Option(names = "--leaderless-after", paramLabel = "DURATION", converter = DurationConverter.OrZero.class, defaultValue = "30s",
             description = "report a leader elected but not acting after this (default: ${DEFAULT-VALUE})")
     Duration leaderless;
 
-    @Option(names = "--barrier-wait", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "10m",
+    @Option(names = "--barrier-wait", paramLabel = "DURATION", converter = DurationConverter.OrZero.class, defaultValue = "10m",
             description = "report a barrier generation waiting longer than this (default: ${DEFAULT-VALUE})")
     Duration barrierWait;
 
-    @Option(names = "--recent-join", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "1m",
+    @Option(names = "--recent-join", paramLabel = "DURATION", converter = DurationConverter.OrZero.class, defaultValue = "1m",
             description = "note members whose node is younger than this (default: ${DEFAULT-VALUE})")
     Duration recentJoin;
 
-    @Option(names = "--flap-watch", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "0s",
+    @Option(names = "--flap-watch", paramLabel = "DURATION", converter = DurationConverter.OrZero.class, defaultValue = "0s",
             description = "watch every group this long and report members that leave and rejoin (default: off)")
     Duration flapWatch;
 

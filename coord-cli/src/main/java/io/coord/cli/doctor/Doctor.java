@@ -46,9 +46,19 @@ public final class Doctor {
      * Runs every check once and returns the findings, most severe first (a stable order otherwise).
      *
      * @throws CoordException (one line) when there is nothing to examine: the namespace does not
-     *                        exist, or this client may not READ it
+     *                        exist, or this client may not READ it; or when the calling thread is
+     *                        interrupted (its interrupt flag is set again)
      */
-    public List<Finding> run() throws InterruptedException {
+    public List<Finding> run() {
+        try {
+            return runChecks();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordException("coord doctor was interrupted before it finished its pass", e);
+        }
+    }
+
+    private List<Finding> runChecks() throws InterruptedException {
         preflight();
         Scan scan = new Scan(client, options, Instant.now());
         List<Finding> findings = new ArrayList<>();
