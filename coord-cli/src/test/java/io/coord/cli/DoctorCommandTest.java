@@ -151,9 +151,25 @@ class DoctorCommandTest {
                     throw new IllegalStateException(ex);
                 }
             });
+            try (Group<JsonNode> g = Group.open(c, "workers", JsonNode.class)) {
+                g.join("worker-1", Codec.mapper().readTree("{}"));
+                ConfigStore.open(c, ConfigOptions.defaults()).put(ConfigKey.json("orders", "limits"), Codec.mapper().readTree("{}"));
+                // The holder stamps heldSince into its node a second after it is granted: a write, but not the doctor's.
+                Awaits.until("the holder stamped its node", Duration.ofSeconds(10), () -> {
+                    try {
+                        return Locks.inspect(c, Locks.path("orders", "1")).holder().orElseThrow().heldSince() != null;
+                    } catch (InterruptedException ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                });
+                Map<String, String> before = tree(c, "/");
+                Report r = doctor(ns);
+                assertEquals(0, r.exitCode(), r.raw());
+                r.onlyInfoBut();
+                assertEquals(before, tree(c, "/"), "the doctor wrote nothing");
+            }
             Report r = doctor(ns);
             assertEquals(0, r.exitCode(), r.raw());
-            r.onlyInfoBut();
             assertFinding(r.find("server.mode", server.connectString()), "INFO", "mode standalone");
             Cli.Result text = Cli.run("doctor", "--connect", server.connectString(), "--namespace", ns, "--session-timeout", "30s");
             assertEquals(0, text.exitCode(), text.err());
@@ -161,6 +177,17 @@ class DoctorCommandTest {
             l.resign();
             lease.close();
         }
+    }
+
+    /** Every node under {@code path} with what a write would change: its data version, child version and pzxid. */
+    private static Map<String, String> tree(CoordClient c, String path) throws Exception {
+        Map<String, String> nodes = new java.util.TreeMap<>();
+        org.apache.zookeeper.data.Stat stat = c.curator().checkExists().forPath(path);
+        nodes.put(path, stat.getVersion() + "/" + stat.getCversion() + "/" + stat.getPzxid());
+        for (String child : c.curator().getChildren().forPath(path)) {
+            nodes.putAll(tree(c, (path.equals("/") ? "" : path) + "/" + child));
+        }
+        return nodes;
     }
 
     @Test
