@@ -457,6 +457,65 @@ class DoctorCommandTest {
     }
 
     @Test
+    void wordsTheServerDoesNotAllowAreSaidSoNotGuessed() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("coord-doctor-zk-");
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        java.nio.file.Path cfg = dir.resolve("zoo.cfg");
+        java.nio.file.Files.writeString(cfg, "tickTime=2000\ndataDir=" + dir.resolve("data") + "\nclientPort=" + port
+                + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n4lw.commands.whitelist=ruok\n");
+        String connect = "127.0.0.1:" + port;
+        String ns = namespace();
+        try (io.coord.test.ChildJvm zk = io.coord.test.ChildJvm.start("org.apache.zookeeper.server.ZooKeeperServerMain", cfg.toString())) {
+            Awaits.until("the child server answers ruok", Duration.ofSeconds(60), () -> imok(port));
+            try (CoordClient holder = client(ns, connect); CoordClient waiter = client(ns, connect)) {
+                CoordPath lock = Locks.path("orders", "5");
+                LockLease lease = Locks.mutex(holder, lock).acquire(Duration.ofSeconds(5));
+                ExecutorService pool = Executors.newSingleThreadExecutor();
+                try {
+                    Future<LockLease> next = pool.submit(() -> Locks.mutex(waiter, lock).acquire(Duration.ofSeconds(60)));
+                    Awaits.until("the waiter queued", Duration.ofSeconds(10), () -> {
+                        try {
+                            return !Locks.inspect(waiter, lock).waiters().isEmpty();
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+                    Cli.Result r = Cli.run("doctor", "--connect", connect, "--namespace", ns, "--session-timeout", "30s", "--json");
+                    assertEquals(0, r.exitCode(), r.out() + r.err());
+                    Report report = new Report(r.exitCode(), JSON.readTree(r.out()).get("findings"), r.out());
+                    assertFinding(report.find("server.mode", connect), "INFO",
+                            "mode and outstanding requests not checked: mntr is not in this server's 4lw.commands.whitelist");
+                    assertFinding(report.find("server.watches", connect), "INFO",
+                            "watch counts per path not checked: wchp is not in this server's 4lw.commands.whitelist");
+                    assertFinding(report.find("lock.dead-holder", lock.value()), "INFO", "could not check",
+                            "cons is not in this server's 4lw.commands.whitelist");
+                    next.cancel(true);
+                } finally {
+                    pool.shutdownNow();
+                }
+                lease.close();
+            }
+        } finally {
+            try (var files = java.nio.file.Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    private static boolean imok(int port) {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            s.setSoTimeout(2000);
+            s.getOutputStream().write("ruok".getBytes(StandardCharsets.US_ASCII));
+            return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).equals("imok");
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    @Test
     void aWrongConnectStringIsOneLineAndExitTwo() {
         Cli.Result r = Cli.run("doctor", "--connect", "127.0.0.1:1", "--connect-timeout", "1s");
         assertEquals(2, r.exitCode(), r.out() + r.err());
