@@ -47,7 +47,6 @@ final class ConsoleData implements AutoCloseable {
     private static final CoordPath BARRIERS = CoordPath.of("/barriers");
     private static final CoordPath CONFIG = CoordPath.of("/config");
     /** The directories TaskQueue.open creates when one is missing: the console opens a queue only when they all exist. */
-    private static final List<String> QUEUE_DIRS = List.of("tasks", "claims", "dead", "keys", "completed");
     private static final int HISTORY_SHOWN = 5;
     static final Duration DOCTOR_EVERY = Duration.ofSeconds(5);
 
@@ -94,7 +93,8 @@ final class ConsoleData implements AutoCloseable {
                 continue;
             }
             TaskQueue<JsonNode> q = queues.computeIfAbsent(name,
-                    n -> TaskQueue.open(client, n, Codec.json(JsonNode.class), QueueOptions.defaults()));
+                    n -> TaskQueue.open(client, n, Codec.json(JsonNode.class),
+                            QueueOptions.builder().partitions(QueueOptions.AS_RECORDED).build()));
             QueueStats s = q.stats();
             ObjectNode n = list.addObject();
             n.put("queue", s.queue());
@@ -253,8 +253,7 @@ final class ConsoleData implements AutoCloseable {
     }
 
     private List<String> missingDirs(String queue) throws Exception {
-        TreeSet<String> have = children(QUEUES.child(queue));
-        return QUEUE_DIRS.stream().filter(d -> !have.contains(d)).toList();
+        return QueueTrees.missing(client, queue);
     }
 
     /** The children of {@code dir}, sorted; none if it does not exist. */

@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
 /** The root {@code coord} command; without a subcommand it prints its usage. */
 @Command(name = "coord", mixinStandardHelpOptions = true, versionProvider = CoordCommand.Version.class,
         description = "Coord: ZooKeeper coordination recipes on Apache Curator.",
-        subcommands = {ServerCommand.class, StatusCommand.class, BenchCommand.class, IdsCommand.class, ServicesCommand.class,
+        subcommands = {ServerCommand.class, StatusCommand.class, BenchCommand.class, IdsCommand.class, ServicesCommand.class, DoctorCommand.class,
             LeaderCommand.class, MembersCommand.class, QueueCommand.class, LockCommand.class, BarrierCommand.class, ConfigCommand.class, UiCommand.class,
             io.coord.cli.demo.DemoCommand.class, ChaosCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 failed, 2 usage error, 3 ZooKeeper unreachable."})

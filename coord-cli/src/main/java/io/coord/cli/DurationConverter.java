@@ -36,4 +36,14 @@ final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
         }
         return d;
     }
+
+    /** The same, with zero allowed ({@code 0s}, {@code 0}): for thresholds where zero means off, or report everything. */
+    static final class OrZero implements CommandLine.ITypeConverter<Duration> {
+        private static final Pattern ZERO = Pattern.compile("0+\\s*(ms|s|m|h)?");
+
+        @Override
+        public Duration convert(String value) {
+            return ZERO.matcher(value.trim().toLowerCase(Locale.ROOT)).matches() ? Duration.ZERO : new DurationConverter().convert(value);
+        }
+    }
 }

@@ -1,5 +1,8 @@
 package io.coord.cli;
 
+import io.coord.CoordClient;
+import io.coord.cli.doctor.Doctor;
+import io.coord.cli.doctor.DoctorOptions;
 import io.coord.cli.doctor.Finding;
 import java.util.List;
 
@@ -12,6 +15,12 @@ import java.util.List;
 interface FindingsSource {
     /** No checks: an empty list (the console says that no doctor is wired in). */
     FindingsSource NONE = List::of;
+
+    /** {@code coord doctor}'s checks with their default thresholds, on the console's client. */
+    static FindingsSource doctor(CoordClient client) {
+        Doctor doctor = Doctor.of(client, DoctorOptions.defaults());
+        return doctor::run;
+    }
 
     /** One read-only pass; may take as long as the doctor's own pass does. */
     List<Finding> findings() throws Exception;

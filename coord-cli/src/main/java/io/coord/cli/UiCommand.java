@@ -49,9 +49,7 @@ final class UiCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (CoordClient client = connection.connect(spec)) {
             requireNamespace(client);
-            // TODO(issue 20): wire coord doctor here once io.coord.cli.doctor.Doctor lands:
-            //   () -> Doctor.of(client, DoctorOptions.defaults()).run()
-            try (WebConsole console = start(client, FindingsSource.NONE)) {
+            try (WebConsole console = start(client, FindingsSource.doctor(client))) {
                 out.println("coord ui: serving " + console.url() + " (read-only; Ctrl-C stops)");
                 out.flush();
                 CountDownLatch forever = new CountDownLatch(1);

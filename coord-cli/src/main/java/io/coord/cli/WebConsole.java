@@ -54,10 +54,10 @@ public final class WebConsole implements AutoCloseable {
 
     /**
      * Serves the console for {@code client}'s namespace on {@code host:port} (port 0: any free
-     * one), without findings (the demo's use).
+     * one), with {@code coord doctor}'s findings at its default thresholds (the demo's use).
      */
     public static WebConsole start(CoordClient client, String host, int port) throws IOException {
-        return start(client, host, port, FindingsSource.NONE);
+        return start(client, host, port, FindingsSource.doctor(client));
     }
 
     static WebConsole start(CoordClient client, String host, int port, FindingsSource findings) throws IOException {

@@ -91,6 +91,11 @@ final class ConsoleFixture implements AutoCloseable {
         open.add(claim::close);
         // half a queue (as a cleanup script may leave it): opening it would create its other directories
         admin.curator().create().creatingParentsIfNeeded().forPath("/queues/partial/tasks");
+        // a partitioned queue: the console opens it with the count it recorded (opening with 1 is refused)
+        TaskQueue<JsonNode> sharded = TaskQueue.open(admin, "sharded", Codec.json(JsonNode.class),
+                QueueOptions.builder().partitions(3).build());
+        open.add(sharded::close);
+        sharded.enqueue(Codec.mapper().readTree("{\"image\":\"c.png\"}"));
 
         Election lead = Election.open(leaderSession, "scheduler", ElectionOptions.builder().participantId("node-a").build());
         open.add(lead::close);

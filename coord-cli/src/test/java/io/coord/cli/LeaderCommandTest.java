@@ -128,6 +128,7 @@ class LeaderCommandTest {
             Election b = Election.open(client, "mixed", ElectionOptions.builder().participantId("node-b")
                     .curatorLayout(io.coord.election.CuratorLayout.SELECTOR).build());
             open.add(b);
+            awaitCandidates(b, 1); // LeaderSelector.start() creates its node in the background: let it be first in line
             b.campaignAsync();
             awaitCandidates(b, 2);
             Cli.Result r = Cli.run("leader", "show", "mixed", "--layout", "SELECTOR", "--connect", server.connectString());

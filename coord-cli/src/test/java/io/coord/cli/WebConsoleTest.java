@@ -97,6 +97,9 @@ class WebConsoleTest {
         JsonNode partial = queues.get(1);
         assertEquals("partial", partial.get("queue").asText(), queues.toString());
         assertTrue(partial.get("incomplete").asText().startsWith("no claims, dead, keys, completed directory"), partial.toString());
+        JsonNode sharded = queues.get(2);
+        assertEquals("sharded", sharded.get("queue").asText(), queues.toString());
+        assertEquals(1, sharded.get("depth").asInt(), sharded.toString());
     }
 
     @Test
