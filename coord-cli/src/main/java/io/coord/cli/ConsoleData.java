@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.coord.Codec;
+import io.coord.cli.doctor.QueueTrees;
 import io.coord.CoordClient;
 import io.coord.CoordPath;
 import io.coord.barrier.DoubleBarrier;
