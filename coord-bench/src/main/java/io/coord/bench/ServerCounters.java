@@ -1,11 +1,9 @@
 package io.coord.bench;
 
 import io.coord.test.EmbeddedEnsemble;
-import java.util.HashMap;
+import io.coord.test.ServerRequests;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -17,7 +15,6 @@ import org.apache.curator.framework.CuratorFramework;
  * else talks to the server meanwhile.
  */
 final class ServerCounters {
-    private static final Pattern CONS = Pattern.compile("sid=0x([0-9a-f]+),.*?lcxid=0x([0-9a-f]+)");
     private static final List<String> WATCH_SUMS = List.of("zk_sum_node_created_watch_count", "zk_sum_node_deleted_watch_count",
             "zk_sum_node_changed_watch_count", "zk_sum_node_children_watch_count");
 
@@ -53,16 +50,7 @@ final class ServerCounters {
     }
 
     private Map<Long, Long> xids() {
-        String cons = EmbeddedEnsemble.fourLetterWord(port, "cons")
-                .orElseThrow(() -> new IllegalStateException("the server on port " + port + " did not answer 'cons'"));
-        Map<Long, Long> out = new HashMap<>();
-        for (String line : cons.split("\n")) {
-            Matcher m = CONS.matcher(line);
-            if (m.find()) {
-                out.put(Long.parseUnsignedLong(m.group(1), 16), Long.parseLong(m.group(2), 16));
-            }
-        }
-        return out;
+        return ServerRequests.lastXids(port);
     }
 
     private long watchEvents() {

@@ -23,8 +23,9 @@ import java.util.concurrent.Executor;
  * }</pre>
  *
  * <p>Opening a group reads it once and then keeps its {@link #view()} current: a persistent
- * recursive watch on {@code /groups/{name}} tells it of every change, and each change is followed
- * by a re-read. While the connection is SUSPENDED the view is the last one read (it may be stale);
+ * recursive watch on {@code /groups/{name}} tells it of every change, with its zxid: a departure
+ * is applied as the server reported it, an arrival or update reads that member only (O(1)
+ * requests per change, whatever the group's size; see the package documentation). While the connection is SUSPENDED the view is the last one read (it may be stale);
  * after a reconnect, and after a session expiry (on the new session, after a {@code sync}), the
  * view is rebuilt from a fresh read and listeners get exactly the differences. Versions never go
  * back for one {@code Group} object.
