@@ -120,6 +120,26 @@ public interface Group<M> extends AutoCloseable {
     GroupView<M> awaitMembers(int n, Duration timeout) throws InterruptedException;
 
     /**
+     * {@link #awaitMembers} without a waiting thread: the future completes with the first view
+     * that holds at least {@code n} members (at once if the current one does), or fails with
+     * {@link io.coord.CoordTimeoutException} naming the group, {@code n} and who is there when
+     * {@code timeout} passes first (measured on {@link System#nanoTime()}, as the sync call), or
+     * with {@link IllegalStateException} when the group closes first.
+     *
+     * <p>No thread is parked per pending call: the group checks pending calls as it installs each
+     * view, and the client's timer ends them at their timeout. The future is always completed on
+     * {@code executor}, never on ZooKeeper's event thread or the group's own thread (if
+     * {@code executor} refuses the task, the future fails with that
+     * {@link java.util.concurrent.RejectedExecutionException} where it stands). Cancelling the future
+     * (or completing it yourself) withdraws the call: nothing more runs for it and nothing is left
+     * behind. It writes nothing to ZooKeeper.
+     *
+     * @throws IllegalArgumentException if {@code n < 0} or {@code timeout} is negative
+     * @throws IllegalStateException    if the group is closed
+     */
+    java.util.concurrent.CompletableFuture<GroupView<M>> awaitMembersAsync(int n, Duration timeout, Executor executor);
+
+    /**
      * Waits until {@code memberId} is in the view and returns it; {@link io.coord.CoordTimeoutException}
      * naming the id and the group when {@code timeout} passes first.
      *

@@ -63,6 +63,7 @@ final class ZkGroup<M> implements Group<M> {
     private volatile Map<String, Flap> flaps = Map.of();
     private volatile Thread workerThread;
     private boolean initialized; // worker only: the first view is the baseline, not "joins"
+    private final Set<PendingAwait<M>> awaits = ConcurrentHashMap.newKeySet();
 
     private ZkGroup(Zk zk, String name, GroupOptions<M> options) {
         this.zk = zk;
@@ -186,6 +187,9 @@ final class ZkGroup<M> implements Group<M> {
             viewLock.notifyAll();
         }
         tell(changes, next); // also when only the version moved: listeners track versions too
+        for (PendingAwait<M> a : awaits) {
+            a.offer(next);
+        }
         initialized = true;
         for (ZkMembership<M> m : List.copyOf(memberships)) {
             execute(() -> yieldIfOverwritten(m, next));
@@ -321,6 +325,34 @@ final class ZkGroup<M> implements Group<M> {
     }
 
     @Override
+    public CompletableFuture<GroupView<M>> awaitMembersAsync(int n, Duration timeout, Executor executor) {
+        if (n < 0) {
+            throw new IllegalArgumentException("awaitMembersAsync needs n >= 0, got " + n);
+        }
+        java.util.Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("awaitMembersAsync needs a timeout >= 0, got " + timeout);
+        }
+        java.util.Objects.requireNonNull(executor, "executor");
+        checkOpen();
+        PendingAwait<M> a = new PendingAwait<>(v -> v.size() >= n, executor, awaits::remove,
+                () -> new CoordTimeoutException("group " + name + " has " + current.size() + " of the " + n
+                        + " members awaited after " + timeout + ": " + current.ids()));
+        awaits.add(a);
+        a.startTimer(zk.timer(), timeout);
+        if (closed.get()) {
+            a.fail(new IllegalStateException("group " + name + " is closed")); // closed meanwhile: close() may have missed it
+        }
+        a.offer(current); // after the add: a view installed meanwhile is offered by publish, this one here
+        return a.future();
+    }
+
+    /** Pending async awaits, for tests: cancelled and completed ones are gone from it. */
+    int pendingAwaits() {
+        return awaits.size();
+    }
+
+    @Override
     public MemberInfo<M> awaitMember(String memberId, Duration timeout) throws InterruptedException {
         CoordPath.validateName(memberId);
         GroupView<M> view = await(timeout, v -> v.contains(memberId));
@@ -377,6 +409,9 @@ final class ZkGroup<M> implements Group<M> {
             r.close();
         }
         listeners.clear();
+        for (PendingAwait<M> a : List.copyOf(awaits)) {
+            a.fail(new IllegalStateException("group " + name + " closed while awaiting members"));
+        }
         watch.close();
         size.set(0);
         worker.shutdown();

@@ -70,6 +70,11 @@
  *       the client's next session; the group re-adds its watch, syncs, rebuilds its view.
  *   <li>Interrupt: blocking calls ({@code open}, {@code join}, {@code update}, the awaits) throw
  *       {@link java.lang.InterruptedException} and leave nothing half-done behind.
+ *   <li>{@link io.coord.membership.Group#awaitMembersAsync}: no thread waits per pending call
+ *       (the group offers each installed view to the pending calls; the client's timer ends them
+ *       at their nanoTime timeout); completions run on the caller's executor only; cancelling
+ *       withdraws the call; closing the group fails pending calls with
+ *       {@link java.lang.IllegalStateException}.
  * </ul>
  *
  * <p>Public types: {@link io.coord.membership.Group} (entry), {@link io.coord.membership.Membership}
