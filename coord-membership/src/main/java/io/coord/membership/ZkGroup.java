@@ -9,6 +9,7 @@ import io.coord.CoordSession;
 import io.coord.CoordTimeoutException;
 import io.coord.Registration;
 import io.coord.SessionListener;
+import io.coord.internal.EventThreads;
 import io.coord.internal.Listeners;
 import io.coord.internal.Zk;
 import io.coord.membership.ViewDiff.Change;
@@ -22,7 +23,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -75,7 +75,7 @@ final class ZkGroup<M> implements Group<M> {
         this.current = GroupView.empty(name);
         this.watch = new GroupWatch<>(this, zk, path, new GroupReader<>(zk, path, options.codec()));
         int id = IDS.incrementAndGet();
-        this.worker = Executors.newSingleThreadExecutor(r -> {
+        this.worker = EventThreads.newSerialExecutor(r -> {
             Thread t = new Thread(r, "coord-group-" + name + "-" + id);
             t.setDaemon(true);
             workerThread = t;
