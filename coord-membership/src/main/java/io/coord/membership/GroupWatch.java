@@ -196,12 +196,14 @@ final class GroupWatch<M> {
         GroupView<M> view = group.view();
         TreeMap<String, MemberInfo<M>> members = new TreeMap<>(view.members());
         Set<String> toRead = new HashSet<>();
+        Set<String> touched = new HashSet<>();
         long newPzxid = pzxid;
         long version = view.version();
         for (Mark m : batch) {
             if (m.name() == null || m.zxid() <= 0 || m.zxid() <= version) {
                 return false; // the group node itself changed, or no zxid to order by
             }
+            touched.add(m.name());
             switch (m.type()) {
                 case NodeDeleted -> {
                     members.remove(m.name());
@@ -257,7 +259,7 @@ final class GroupWatch<M> {
             return false;
         }
         pzxid = newPzxid;
-        group.publish(new GroupView<>(group.name(), version, members));
+        group.publish(new GroupView<>(group.name(), version, members), touched);
         return true;
     }
 

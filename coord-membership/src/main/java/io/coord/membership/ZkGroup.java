@@ -171,8 +171,18 @@ final class ZkGroup<M> implements Group<M> {
      * listeners the exact differences. Versions never go back (the watch guarantees it).
      */
     void publish(GroupView<M> next) {
+        publish(next, null);
+    }
+
+    /**
+     * {@link #publish(GroupView)} when only the members {@code touched} can differ (the watch's
+     * incremental path knows which): the differences are computed over those alone, not over the
+     * whole group, so a change costs each observer O(changed) work, not O(members).
+     */
+    void publish(GroupView<M> next, Set<String> touched) {
         GroupView<M> old = current;
-        List<Change<M>> changes = ViewDiff.between(old.members(), next.members());
+        List<Change<M>> changes = touched == null ? ViewDiff.between(old.members(), next.members())
+                : ViewDiff.between(only(old.members(), touched), only(next.members(), touched));
         if (changes.isEmpty() && next.version() == old.version()) {
             initialized = true;
             return;
@@ -194,6 +204,17 @@ final class ZkGroup<M> implements Group<M> {
         for (ZkMembership<M> m : List.copyOf(memberships)) {
             execute(() -> yieldIfOverwritten(m, next));
         }
+    }
+
+    private static <M> Map<String, MemberInfo<M>> only(Map<String, MemberInfo<M>> members, Set<String> ids) {
+        Map<String, MemberInfo<M>> out = new java.util.HashMap<>();
+        for (String id : ids) {
+            MemberInfo<M> m = members.get(id);
+            if (m != null) {
+                out.put(id, m);
+            }
+        }
+        return out;
     }
 
     private void yieldIfOverwritten(ZkMembership<M> m, GroupView<M> view) {
