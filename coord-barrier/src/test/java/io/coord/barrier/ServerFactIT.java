@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
 import io.coord.test.Awaits;
-import io.coord.test.EmbeddedEnsemble;
 import io.coord.test.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -93,6 +92,6 @@ class ServerFactIT {
     }
 
     private static Map<Long, Long> xids() {
-        return EmbeddedEnsemble.lastClientXids(zk.ensemble().clientPort(0));
+        return io.coord.test.ServerRequests.lastXids(zk.ensemble().clientPort(0));
     }
 }

@@ -20,6 +20,7 @@ public final class Benchmarks {
                 new ElectionFailoverBench(),
                 new ElectionExpiryBench(),
                 new MembershipBench(),
+                new MembershipScaleBench(),
                 new QueueBench(),
                 new QueueDepthBench(),
                 new BarrierBench(),

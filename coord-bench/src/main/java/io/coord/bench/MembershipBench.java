@@ -172,7 +172,7 @@ final class MembershipBench implements Benchmark {
     }
 
     /** Untimed set-up waits between measured leaves, bounded. */
-    private static void await(String what, BooleanSupplier done) throws InterruptedException {
+    static void await(String what, BooleanSupplier done) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT_NANOS;
         while (!done.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

@@ -1,6 +1,7 @@
 package io.coord.bench;
 
 import io.coord.test.EmbeddedEnsemble;
+import io.coord.test.ServerRequests;
 import java.util.List;
 import java.util.Map;
 import org.apache.curator.framework.CuratorFramework;
@@ -49,7 +50,7 @@ final class ServerCounters {
     }
 
     private Map<Long, Long> xids() {
-        return EmbeddedEnsemble.lastClientXids(port);
+        return ServerRequests.lastXids(port);
     }
 
     private long watchEvents() {

@@ -2,6 +2,10 @@ package io.coord.internal;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,9 +38,27 @@ public final class EventThreads {
     private EventThreads() {
     }
 
-    /** A client's single Coord events thread, marked as an event thread. */
+    /**
+     * How long an idle serial executor's thread lives on. Most clients are idle most of the time
+     * (500 group members, 500 config readers): their events, callback and group threads then hold
+     * no thread at all; a burst of work starts one again (tens of microseconds, once per burst).
+     */
+    static final long IDLE_SECONDS = 5;
+
+    /**
+     * A serial executor: one task at a time, in submission order, on at most one thread, which ends
+     * after {@value #IDLE_SECONDS} s without work and is started again by the next task. The same
+     * contract as {@link Executors#newSingleThreadExecutor}, without a parked thread per idle client.
+     */
+    public static ExecutorService newSerialExecutor(ThreadFactory threads) {
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(1, 1, IDLE_SECONDS, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
+    }
+
+    /** A client's single Coord events thread, marked as an event thread (started on demand, see {@link #newSerialExecutor}). */
     public static ExecutorService newEventsExecutor(String name) {
-        return Executors.newSingleThreadExecutor(r -> {
+        return newSerialExecutor(r -> {
             Thread t = new Thread(() -> {
                 COORD_EVENTS.set(Boolean.TRUE);
                 r.run();
@@ -52,7 +74,7 @@ public final class EventThreads {
      * then delays only other callbacks of the client, never a lease event).
      */
     public static ExecutorService newCallbackExecutor(String name) {
-        return Executors.newSingleThreadExecutor(r -> {
+        return newSerialExecutor(r -> {
             Thread t = new Thread(r, name);
             t.setDaemon(true);
             return t;

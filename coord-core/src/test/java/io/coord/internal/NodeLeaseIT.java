@@ -531,6 +531,22 @@ class NodeLeaseIT {
         lease.close();
     }
 
+    /** Idle clients (hundreds of group members or config readers) hold no events or callback thread; the next task starts one. */
+    @Test
+    void anIdleClientsEventsAndCallbackThreadsEndAndComeBackForTheNextTask() throws Exception {
+        Zk z = Zk.of(client());
+        List<String> names = new java.util.ArrayList<>();
+        for (java.util.concurrent.ExecutorService e : List.of(z.events(), z.callbacks())) {
+            names.add(e.submit(() -> Thread.currentThread().getName()).get(10, java.util.concurrent.TimeUnit.SECONDS));
+        }
+        await(Duration.ofSeconds(EventThreads.IDLE_SECONDS * 3), () -> Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.isAlive() && names.contains(t.getName())), "the idle client's threads " + names + " end");
+        assertEquals(names.get(0), z.events().submit(() -> Thread.currentThread().getName()).get(10, java.util.concurrent.TimeUnit.SECONDS));
+        assertTrue(z.events().submit(EventThreads::current).get(10, java.util.concurrent.TimeUnit.SECONDS),
+                "a new events thread is an event thread");
+        assertEquals(names.get(1), z.callbacks().submit(() -> Thread.currentThread().getName()).get(10, java.util.concurrent.TimeUnit.SECONDS));
+    }
+
     private static List<Thread> coordThreadsSince(java.util.Set<Thread> before) {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.isAlive() && t.getName().startsWith("coord-") && !before.contains(t)).toList();

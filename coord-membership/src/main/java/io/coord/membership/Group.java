@@ -23,8 +23,9 @@ import java.util.concurrent.Executor;
  * }</pre>
  *
  * <p>Opening a group reads it once and then keeps its {@link #view()} current: a persistent
- * recursive watch on {@code /groups/{name}} tells it of every change, and each change is followed
- * by a re-read. While the connection is SUSPENDED the view is the last one read (it may be stale);
+ * recursive watch on {@code /groups/{name}} tells it of every change, with its zxid: a departure
+ * is applied as the server reported it, an arrival or update reads that member only (O(1)
+ * requests per change, whatever the group's size; see the package documentation). While the connection is SUSPENDED the view is the last one read (it may be stale);
  * after a reconnect, and after a session expiry (on the new session, after a {@code sync}), the
  * view is rebuilt from a fresh read and listeners get exactly the differences. Versions never go
  * back for one {@code Group} object.
@@ -117,6 +118,26 @@ public interface Group<M> extends AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     GroupView<M> awaitMembers(int n, Duration timeout) throws InterruptedException;
+
+    /**
+     * {@link #awaitMembers} without a waiting thread: the future completes with the first view
+     * that holds at least {@code n} members (at once if the current one does), or fails with
+     * {@link io.coord.CoordTimeoutException} naming the group, {@code n} and who is there when
+     * {@code timeout} passes first (measured on {@link System#nanoTime()}, as the sync call), or
+     * with {@link IllegalStateException} when the group closes first.
+     *
+     * <p>No thread is parked per pending call: the group checks pending calls as it installs each
+     * view, and the client's timer ends them at their timeout. The future is always completed on
+     * {@code executor}, never on ZooKeeper's event thread or the group's own thread (if
+     * {@code executor} refuses the task, the future fails with that
+     * {@link java.util.concurrent.RejectedExecutionException} where it stands). Cancelling the future
+     * (or completing it yourself) withdraws the call: nothing more runs for it and nothing is left
+     * behind. It writes nothing to ZooKeeper.
+     *
+     * @throws IllegalArgumentException if {@code n < 0} or {@code timeout} is negative
+     * @throws IllegalStateException    if the group is closed
+     */
+    java.util.concurrent.CompletableFuture<GroupView<M>> awaitMembersAsync(int n, Duration timeout, Executor executor);
 
     /**
      * Waits until {@code memberId} is in the view and returns it; {@link io.coord.CoordTimeoutException}

@@ -5,6 +5,7 @@ import io.coord.CoordPath;
 import io.coord.SessionState;
 import io.coord.internal.Zk;
 import io.coord.internal.ZkSession;
+import io.coord.internal.ZxidWatch;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -40,9 +41,12 @@ import org.slf4j.LoggerFactory;
  *       one listed, nothing changed during the read. Otherwise read again (up to
  *       {@value #SNAPSHOT_ATTEMPTS} times) before accepting a read that mixes two moments.
  *   <li><b>incremental</b> (the usual case, from a snapshot, connected throughout): the watch
- *       delivers every change in zxid order, each event carrying its zxid. Departures need no
- *       read: a deletion at zxid Z applied to a snapshot that has seen every earlier change is the
- *       group at Z. Arrivals and updates are read (their data) and checked with one barrier.
+ *       delivers every change in zxid order, each event carrying its zxid (the watch is a
+ *       {@link ZxidWatch}: events passed on by Curator 5.9.0 say -1, and before that every change
+ *       fell back to a full read, 2 requests and a listing of every member per observer). Departures
+ *       need no read: a deletion at zxid Z applied to a snapshot that has seen every earlier change
+ *       is the group at Z, so a leave costs an observer no request. Arrivals and updates read the
+ *       changed member only, in the background: the read's reply is itself the barrier (one request).
  * </ul>
  * A disconnect breaks the chain (changes made meanwhile send no event): it is seen on the same
  * thread as, and before, any later event, and forces a full read.
@@ -60,7 +64,7 @@ final class GroupWatch<M> {
     private final Zk zk;
     private final CoordPath path;
     private final GroupReader<M> reader;
-    private final Watcher watcher = this::onEvent;
+    private final ZxidWatch watch;
     private final ConcurrentLinkedQueue<Mark> marks = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean full = new AtomicBoolean(true);
     private final AtomicBoolean needWatch = new AtomicBoolean(true);
@@ -77,6 +81,7 @@ final class GroupWatch<M> {
         this.zk = zk;
         this.path = path;
         this.reader = reader;
+        this.watch = new ZxidWatch(zk, path, AddWatchMode.PERSISTENT_RECURSIVE, this::onEvent);
     }
 
     // ---- in: events only mark and schedule ----
@@ -135,13 +140,9 @@ final class GroupWatch<M> {
         }
     }
 
-    /** Removes the watch. Curator forgets a persistent watch once it fired (it takes it for one-shot): remove it by name. */
+    /** Removes the watch. */
     void close() {
-        try {
-            zk.curator().watchers().remove(watcher).guaranteed().inBackground().forPath(path.value());
-        } catch (Exception e) {
-            LOG.debug("group {}: could not remove its watch", group.name(), e);
-        }
+        watch.close();
     }
 
     // ---- the worker ----
@@ -169,8 +170,7 @@ final class GroupWatch<M> {
     /** Brings the view up to date; throws (and leaves a full read pending) when the server cannot be read. */
     void refresh() throws InterruptedException {
         if (needWatch.get()) {
-            zk.call(path, () -> zk.curator().watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE)
-                    .usingWatcher(watcher).forPath(path.value()));
+            watch.add();
             needWatch.set(false);
         }
         if (needSync.get()) {
@@ -196,12 +196,14 @@ final class GroupWatch<M> {
         GroupView<M> view = group.view();
         TreeMap<String, MemberInfo<M>> members = new TreeMap<>(view.members());
         Set<String> toRead = new HashSet<>();
+        Set<String> touched = new HashSet<>();
         long newPzxid = pzxid;
         long version = view.version();
         for (Mark m : batch) {
             if (m.name() == null || m.zxid() <= 0 || m.zxid() <= version) {
                 return false; // the group node itself changed, or no zxid to order by
             }
+            touched.add(m.name());
             switch (m.type()) {
                 case NodeDeleted -> {
                     members.remove(m.name());
@@ -223,25 +225,31 @@ final class GroupWatch<M> {
             marks.poll(); // the worker is the only consumer: these are the marks just looked at
         }
         if (!toRead.isEmpty()) {
+            // Sent in the background: each reply comes on ZooKeeper's event thread after every event
+            // that arrived before it, so once the last one is in, marks holds every change the server
+            // had applied when it read. None: the reads and the deltas are the group at one moment,
+            // with no barrier round trip (a join costs an observer one request, as Curator's cache).
+            Map<String, CompletableFuture<Node>> reads = new TreeMap<>();
             for (String name : toRead) {
-                Stat stat = new Stat();
-                byte[] data;
+                reads.put(name, readMember(name));
+            }
+            for (Map.Entry<String, CompletableFuture<Node>> r : reads.entrySet()) {
+                CoordPath node = path.child(r.getKey());
+                Node read;
                 try {
-                    data = zk.curator().getData().storingStatIn(stat).forPath(path.child(name).value());
-                } catch (KeeperException.NoNodeException e) {
+                    read = awaitReply(r.getValue(), "the read of " + node);
+                } catch (RuntimeException e) {
+                    full.set(true);
+                    throw e;
+                }
+                if (read == null) {
                     full.set(true);
                     return false; // gone again: its deletion is on the way; read it all
-                } catch (InterruptedException e) {
-                    throw e;
-                } catch (Exception e) {
-                    full.set(true);
-                    throw zk.translate(e, path.child(name));
                 }
-                members.put(name, reader.decode(name, path.child(name), stat, data));
-                version = Math.max(version, stat.getMzxid());
+                members.put(r.getKey(), reader.decode(r.getKey(), node, read.stat(), read.data()));
+                version = Math.max(version, read.stat().getMzxid());
             }
-            long now = barrier();
-            if (!marks.isEmpty() || now != newPzxid || disconnects.get() != epoch) {
+            if (!marks.isEmpty() || disconnects.get() != epoch) {
                 full.set(true);
                 return false; // something moved during the reads
             }
@@ -251,7 +259,7 @@ final class GroupWatch<M> {
             return false;
         }
         pzxid = newPzxid;
-        group.publish(new GroupView<>(group.name(), version, members));
+        group.publish(new GroupView<>(group.name(), version, members), touched);
         return true;
     }
 
@@ -365,7 +373,31 @@ final class GroupWatch<M> {
         await(done, "the sync of " + path);
     }
 
+    /** A member node as read: decoded on the worker, not on ZooKeeper's event thread. */
+    private record Node(Stat stat, byte[] data) {
+    }
+
+    /** Reads one member in the background; the reply (null if the node is gone) completes on ZooKeeper's event thread. */
+    private CompletableFuture<Node> readMember(String name) throws InterruptedException {
+        CoordPath node = path.child(name);
+        CompletableFuture<Node> reply = new CompletableFuture<>();
+        zk.call(node, () -> zk.curator().getData().inBackground((c, e) -> {
+            if (e.getResultCode() == 0) {
+                reply.complete(new Node(e.getStat(), e.getData()));
+            } else if (e.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                reply.complete(null);
+            } else {
+                reply.completeExceptionally(KeeperException.create(KeeperException.Code.get(e.getResultCode()), node.value()));
+            }
+        }).forPath(node.value()));
+        return reply;
+    }
+
     private long await(CompletableFuture<Long> reply, String what) throws InterruptedException {
+        return awaitReply(reply, what);
+    }
+
+    private <T> T awaitReply(CompletableFuture<T> reply, String what) throws InterruptedException {
         long timeout = zk.client().settings().requestTimeout().toMillis();
         try {
             return reply.get(timeout, TimeUnit.MILLISECONDS);

@@ -9,6 +9,7 @@ import io.coord.CoordSession;
 import io.coord.CoordTimeoutException;
 import io.coord.Registration;
 import io.coord.SessionListener;
+import io.coord.internal.EventThreads;
 import io.coord.internal.Listeners;
 import io.coord.internal.Zk;
 import io.coord.membership.ViewDiff.Change;
@@ -22,7 +23,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -63,6 +63,7 @@ final class ZkGroup<M> implements Group<M> {
     private volatile Map<String, Flap> flaps = Map.of();
     private volatile Thread workerThread;
     private boolean initialized; // worker only: the first view is the baseline, not "joins"
+    private final Set<PendingAwait<M>> awaits = ConcurrentHashMap.newKeySet();
 
     private ZkGroup(Zk zk, String name, GroupOptions<M> options) {
         this.zk = zk;
@@ -74,7 +75,7 @@ final class ZkGroup<M> implements Group<M> {
         this.current = GroupView.empty(name);
         this.watch = new GroupWatch<>(this, zk, path, new GroupReader<>(zk, path, options.codec()));
         int id = IDS.incrementAndGet();
-        this.worker = Executors.newSingleThreadExecutor(r -> {
+        this.worker = EventThreads.newSerialExecutor(r -> {
             Thread t = new Thread(r, "coord-group-" + name + "-" + id);
             t.setDaemon(true);
             workerThread = t;
@@ -170,8 +171,18 @@ final class ZkGroup<M> implements Group<M> {
      * listeners the exact differences. Versions never go back (the watch guarantees it).
      */
     void publish(GroupView<M> next) {
+        publish(next, null);
+    }
+
+    /**
+     * {@link #publish(GroupView)} when only the members {@code touched} can differ (the watch's
+     * incremental path knows which): the differences are computed over those alone, not over the
+     * whole group, so a change costs each observer O(changed) work, not O(members).
+     */
+    void publish(GroupView<M> next, Set<String> touched) {
         GroupView<M> old = current;
-        List<Change<M>> changes = ViewDiff.between(old.members(), next.members());
+        List<Change<M>> changes = touched == null ? ViewDiff.between(old.members(), next.members())
+                : ViewDiff.between(only(old.members(), touched), only(next.members(), touched));
         if (changes.isEmpty() && next.version() == old.version()) {
             initialized = true;
             return;
@@ -186,10 +197,24 @@ final class ZkGroup<M> implements Group<M> {
             viewLock.notifyAll();
         }
         tell(changes, next); // also when only the version moved: listeners track versions too
+        for (PendingAwait<M> a : awaits) {
+            a.offer(next);
+        }
         initialized = true;
         for (ZkMembership<M> m : List.copyOf(memberships)) {
             execute(() -> yieldIfOverwritten(m, next));
         }
+    }
+
+    private static <M> Map<String, MemberInfo<M>> only(Map<String, MemberInfo<M>> members, Set<String> ids) {
+        Map<String, MemberInfo<M>> out = new java.util.HashMap<>();
+        for (String id : ids) {
+            MemberInfo<M> m = members.get(id);
+            if (m != null) {
+                out.put(id, m);
+            }
+        }
+        return out;
     }
 
     private void yieldIfOverwritten(ZkMembership<M> m, GroupView<M> view) {
@@ -321,6 +346,34 @@ final class ZkGroup<M> implements Group<M> {
     }
 
     @Override
+    public CompletableFuture<GroupView<M>> awaitMembersAsync(int n, Duration timeout, Executor executor) {
+        if (n < 0) {
+            throw new IllegalArgumentException("awaitMembersAsync needs n >= 0, got " + n);
+        }
+        java.util.Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("awaitMembersAsync needs a timeout >= 0, got " + timeout);
+        }
+        java.util.Objects.requireNonNull(executor, "executor");
+        checkOpen();
+        PendingAwait<M> a = new PendingAwait<>(v -> v.size() >= n, executor, awaits::remove,
+                () -> new CoordTimeoutException("group " + name + " has " + current.size() + " of the " + n
+                        + " members awaited after " + timeout + ": " + current.ids()));
+        awaits.add(a);
+        a.startTimer(zk.timer(), timeout);
+        if (closed.get()) {
+            a.fail(new IllegalStateException("group " + name + " is closed")); // closed meanwhile: close() may have missed it
+        }
+        a.offer(current); // after the add: a view installed meanwhile is offered by publish, this one here
+        return a.future();
+    }
+
+    /** Pending async awaits, for tests: cancelled and completed ones are gone from it. */
+    int pendingAwaits() {
+        return awaits.size();
+    }
+
+    @Override
     public MemberInfo<M> awaitMember(String memberId, Duration timeout) throws InterruptedException {
         CoordPath.validateName(memberId);
         GroupView<M> view = await(timeout, v -> v.contains(memberId));
@@ -377,6 +430,9 @@ final class ZkGroup<M> implements Group<M> {
             r.close();
         }
         listeners.clear();
+        for (PendingAwait<M> a : List.copyOf(awaits)) {
+            a.fail(new IllegalStateException("group " + name + " closed while awaiting members"));
+        }
         watch.close();
         size.set(0);
         worker.shutdown();

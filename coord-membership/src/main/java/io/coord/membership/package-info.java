@@ -29,12 +29,16 @@
  * /groups/{group}                  persistent, created by the first join; its pzxid versions views
  * /groups/{group}/{memberId}       ephemeral, JSON metadata (io.coord.Codec, size-checked)
  * </pre>
- * Observers hold one persistent recursive watch on {@code /groups/{group}}. Arrivals and updates
- * are followed by a read of the member and a barrier round trip that proves nothing else moved;
- * departures arrive as zxid-stamped deletions on an unbroken watch, in order, and are applied
- * without a read (see {@code GroupWatch}: this is where Coord's "re-read after every event" rule
- * is relaxed, because with a persistent watch and no disconnect in between the event stream is
- * complete and ordered; any disconnect forces a full re-read).
+ * Observers hold one persistent recursive watch on {@code /groups/{group}}, added on the ZooKeeper
+ * handle itself so that its events keep their zxid (Curator 5.9.0 passes events on with zxid -1).
+ * On an unbroken watch the events are complete and in zxid order, so a change costs each observer
+ * O(1) requests whatever the group's size: a departure is a zxid-stamped deletion applied without
+ * a read (no request); an arrival or update reads that member only, in the background, and the
+ * read's reply, which comes after every earlier event, proves nothing else moved (one request).
+ * This is where Coord's "re-read after every event" rule is relaxed, because the event names the
+ * server's change exactly; any disconnect, session change or event that does not fit forces a full
+ * re-read (list the group, read what changed, one barrier round trip). {@code GroupRequestsIT}
+ * counts the requests on the server.
  *
  * <h2>Beside Curator's {@code GroupMember}</h2>
  * Curator 5.9's {@code GroupMember} keeps the same layout (an ephemeral node named by the member
@@ -66,6 +70,11 @@
  *       the client's next session; the group re-adds its watch, syncs, rebuilds its view.
  *   <li>Interrupt: blocking calls ({@code open}, {@code join}, {@code update}, the awaits) throw
  *       {@link java.lang.InterruptedException} and leave nothing half-done behind.
+ *   <li>{@link io.coord.membership.Group#awaitMembersAsync}: no thread waits per pending call
+ *       (the group offers each installed view to the pending calls; the client's timer ends them
+ *       at their nanoTime timeout); completions run on the caller's executor only; cancelling
+ *       withdraws the call; closing the group fails pending calls with
+ *       {@link java.lang.IllegalStateException}.
  * </ul>
  *
  * <p>Public types: {@link io.coord.membership.Group} (entry), {@link io.coord.membership.Membership}

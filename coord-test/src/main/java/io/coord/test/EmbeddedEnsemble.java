@@ -87,6 +87,9 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         Map<String, Object> props = new HashMap<>();
         props.put("4lw.commands.whitelist", "*");
         props.put("admin.enableServer", "false");
+        // No per-address connection limit (ZooKeeper's default is 60): every client here comes from
+        // loopback, and the benchmarks run groups of hundreds of members, each its own client.
+        props.put("maxClientCnxns", "0");
         // Lets tests ask for short sessions: minSessionTimeout = 2 x tickTime by default anyway.
         for (int i = 0; i < options.nodes(); i++) {
             File dir;
@@ -314,28 +317,6 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         } catch (IOException e) {
             return Optional.empty();
         }
-    }
-
-    private static final java.util.regex.Pattern CONS = java.util.regex.Pattern.compile("sid=0x([0-9a-f]+),.*?lcxid=0x([0-9a-f]+)");
-
-    /**
-     * The last client xid the server on {@code port} saw from each session (its {@code cons}):
-     * the requests a session sent, pings not counted. Read before and after a window, the
-     * difference is what each session sent in it.
-     *
-     * @throws IllegalStateException if the server does not answer
-     */
-    public static Map<Long, Long> lastClientXids(int port) {
-        String cons = fourLetterWord(port, "cons")
-                .orElseThrow(() -> new IllegalStateException("the server on port " + port + " did not answer 'cons'"));
-        Map<Long, Long> out = new HashMap<>();
-        for (String line : cons.split("\n")) {
-            java.util.regex.Matcher m = CONS.matcher(line);
-            if (m.find()) {
-                out.put(Long.parseUnsignedLong(m.group(1), 16), Long.parseLong(m.group(2), 16));
-            }
-        }
-        return out;
     }
 
     @Override
