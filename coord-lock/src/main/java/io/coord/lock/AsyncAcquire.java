@@ -57,6 +57,7 @@ final class AsyncAcquire {
     private LeaseNodes.Created created;
     private NodeLease lease;
     private Registration sessionRegistration;
+    private Registration leaseRegistration;
     private ScheduledFuture<?> timer;
     /** The queue last decided on, and which decision it was: replies and events of an older one are ignored. */
     private List<WaitRule.Node> nodes = List.of();
@@ -123,6 +124,16 @@ final class AsyncAcquire {
                             + "; its node " + created.token().node() + " is gone with it"));
                 }
             }, zk.events());
+            // The lease ends while we queue when its client closes keeping its session (a wrapped
+            // Curator client: the node is deleted then), or its node is found gone: the wait ends too.
+            leaseRegistration = lease.addListener(new io.coord.LeaseListener() {
+                @Override
+                public void onLost(io.coord.Lease l, io.coord.CoordException cause) {
+                    // A session's end (or a client closing) fails as SessionExpiredException, whichever listener hears it first.
+                    end(cause instanceof SessionExpiredException ? cause : new LockLostException("the node " + created.token().node() + " queued for lock " + queue.path()
+                            + " was lost while waiting: " + cause.getMessage(), cause));
+                }
+            }, Runnable::run);
         }
         if (listed.children() != null) {
             decide(listed.children(), null);
@@ -320,6 +331,9 @@ final class AsyncAcquire {
         }
         if (sessionRegistration != null) {
             sessionRegistration.close();
+        }
+        if (leaseRegistration != null) {
+            leaseRegistration.close();
         }
         for (String name : watched) {
             try {

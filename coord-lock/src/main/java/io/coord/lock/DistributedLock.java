@@ -45,8 +45,9 @@ public interface DistributedLock {
      * <ul>
      *   <li>not granted within {@code timeout} (measured with {@code System.nanoTime()} from this
      *       call): completes exceptionally with {@link io.coord.CoordTimeoutException}, our node removed;
-     *   <li>the session ends while waiting: {@link io.coord.SessionExpiredException} (our node went
-     *       with the session); while SUSPENDED the wait goes on, as for {@link #acquire};
+     *   <li>the session ends (or the client is closed) while waiting: {@link io.coord.SessionExpiredException}
+     *       (our node went with the session, or was deleted by the close); while SUSPENDED the wait
+     *       goes on, as for {@link #acquire};
      *   <li>{@code cancel()} on the future (or completing it yourself) withdraws: our node is deleted,
      *       or, if its create is still in flight, deleted when its reply comes; none is left behind.
      *       A grant that races the cancel is released at once;

@@ -108,9 +108,10 @@
  * executor), never on a ZooKeeper or Coord event thread. Its failure semantics:
  * <ul>
  *   <li><b>SUSPENDED</b>: the wait goes on (the watch survives a reconnect on the same session).
- *   <li><b>Session ended</b> while waiting: completes exceptionally with
- *       {@link io.coord.SessionExpiredException}; the node went with the session. It does not queue
- *       again on a new session.
+ *   <li><b>Session ended</b> (or the client closed) while waiting: completes exceptionally with
+ *       {@link io.coord.SessionExpiredException}; the node went with the session (or was deleted by
+ *       the close, when a wrapped Curator client keeps the session). It does not queue again on a
+ *       new session.
  *   <li><b>Timeout</b> (nanoTime-based, from the call): {@link io.coord.CoordTimeoutException};
  *       our node is deleted.
  *   <li><b>Cancel</b> ({@code cancel()} or completing the future yourself): our node is deleted, or,
