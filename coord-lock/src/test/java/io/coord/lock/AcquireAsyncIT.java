@@ -55,6 +55,17 @@ class AcquireAsyncIT {
                 : client.curator().getChildren().forPath(path.value());
     }
 
+    /** A lock held by a new client, and another new client to wait for it. */
+    private record Contest(CoordPath path, CoordClient holder, CoordClient waiter, LockLease held, DistributedLock lock) {
+    }
+
+    private static Contest contest(String name) throws Exception {
+        CoordPath path = Locks.path("async", name);
+        CoordClient holder = SERVER.newClient();
+        CoordClient waiter = SERVER.newClient();
+        return new Contest(path, holder, waiter, Locks.mutex(holder, path).acquire(BOUND), Locks.mutex(waiter, path));
+    }
+
     private static <T> T get(CompletableFuture<T> f) throws Exception {
         return f.get(BOUND.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -95,18 +106,14 @@ class AcquireAsyncIT {
 
     @Test
     void cancellingWithdrawsTheQueuedNodeAndLeavesNoneBehind() throws Exception {
-        CoordPath path = Locks.path("async", "cancel");
-        CoordClient holder = SERVER.newClient();
-        CoordClient waiter = SERVER.newClient();
-        LockLease held = Locks.mutex(holder, path).acquire(BOUND);
-        DistributedLock lock = Locks.mutex(waiter, path);
+        Contest c = contest("cancel");
 
-        CompletableFuture<LockLease> queued = lock.acquireAsync(LONG, callers);
-        Awaits.until("the waiter queued", BOUND, () -> LockTesting.inspect(holder, path).waiters().size() == 1);
+        CompletableFuture<LockLease> queued = c.lock().acquireAsync(LONG, callers);
+        Awaits.until("the waiter queued", BOUND, () -> LockTesting.inspect(c.holder(), c.path()).waiters().size() == 1);
         assertTrue(queued.cancel(true));
         Awaits.until("the cancelled waiter's node deleted", BOUND, () -> {
             try {
-                return children(holder, path).equals(List.of(held.node().name()));
+                return children(c.holder(), c.path()).equals(List.of(c.held().node().name()));
             } catch (Exception e) {
                 return false;
             }
@@ -115,22 +122,22 @@ class AcquireAsyncIT {
         // Cancelled at once, while its create is still in flight: the node is deleted when the reply comes.
         List<CompletableFuture<LockLease>> early = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            CompletableFuture<LockLease> f = lock.acquireAsync(LONG, callers);
+            CompletableFuture<LockLease> f = c.lock().acquireAsync(LONG, callers);
             f.cancel(true);
             early.add(f);
         }
         Awaits.until("no node of a cancelled acquire left", BOUND, () -> {
             try {
                 // a read on the waiter's own session comes after its creates and deletes
-                return children(waiter, path).equals(List.of(held.node().name()));
+                return children(c.waiter(), c.path()).equals(List.of(c.held().node().name()));
             } catch (Exception e) {
                 return false;
             }
         });
-        held.close();
+        c.held().close();
         Awaits.until("the lock free", BOUND, () -> {
             try {
-                return children(holder, path).isEmpty();
+                return children(c.holder(), c.path()).isEmpty();
             } catch (Exception e) {
                 return false;
             }
@@ -140,53 +147,43 @@ class AcquireAsyncIT {
 
     @Test
     void aPendingCallHoldsNoThread() throws Exception {
-        CoordPath path = Locks.path("async", "threads");
-        CoordClient holder = SERVER.newClient();
-        CoordClient waiter = SERVER.newClient();
-        LockLease held = Locks.mutex(holder, path).acquire(BOUND);
-        DistributedLock lock = Locks.mutex(waiter, path);
+        Contest c = contest("threads");
         int pending = 100;
         int threadsBefore = Thread.activeCount();
         List<CompletableFuture<LockLease>> futures = new ArrayList<>();
         for (int i = 0; i < pending; i++) {
-            futures.add(lock.acquireAsync(LONG, callers));
+            futures.add(c.lock().acquireAsync(LONG, callers));
         }
-        Awaits.until("all waiters queued", BOUND, () -> LockTesting.inspect(holder, path).waiters().size() == pending);
+        Awaits.until("all waiters queued", BOUND, () -> LockTesting.inspect(c.holder(), c.path()).waiters().size() == pending);
         int grown = Thread.activeCount() - threadsBefore;
         assertTrue(grown < 10, pending + " pending acquires added " + grown + " threads");
         futures.forEach(f -> f.cancel(true));
-        Awaits.until("every waiter withdrawn", BOUND, () -> LockTesting.inspect(holder, path).waiters().isEmpty());
-        held.close();
+        Awaits.until("every waiter withdrawn", BOUND, () -> LockTesting.inspect(c.holder(), c.path()).waiters().isEmpty());
+        c.held().close();
     }
 
     @Test
     void notGrantedInTimeFailsWithCoordTimeoutExceptionAndRemovesTheNode() throws Exception {
-        CoordPath path = Locks.path("async", "timeout");
-        CoordClient holder = SERVER.newClient();
-        CoordClient waiter = SERVER.newClient();
-        LockLease held = Locks.mutex(holder, path).acquire(BOUND);
+        Contest c = contest("timeout");
         long t0 = System.nanoTime();
-        CompletableFuture<LockLease> f = Locks.mutex(waiter, path).acquireAsync(Duration.ofMillis(300), callers);
+        CompletableFuture<LockLease> f = c.lock().acquireAsync(Duration.ofMillis(300), callers);
         Throwable cause = failure(f);
         assertInstanceOf(CoordTimeoutException.class, cause, "the timeout's failure: " + cause);
         assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(300), "failed before its timeout");
-        assertEquals(List.of(held.node().name()), children(waiter, path), "the timed-out waiter's node is gone");
-        held.close();
+        assertEquals(List.of(c.held().node().name()), children(c.waiter(), c.path()), "the timed-out waiter's node is gone");
+        c.held().close();
     }
 
     @Test
     void theSessionEndingWhilePendingFailsTheFutureWithSessionExpiredException() throws Exception {
-        CoordPath path = Locks.path("async", "expiry");
-        CoordClient holder = SERVER.newClient();
-        CoordClient waiter = SERVER.newClient();
-        LockLease held = Locks.mutex(holder, path).acquire(BOUND);
-        CompletableFuture<LockLease> f = Locks.mutex(waiter, path).acquireAsync(LONG, callers);
-        Awaits.until("the waiter queued", BOUND, () -> LockTesting.inspect(holder, path).waiters().size() == 1);
-        LockTesting.expire(waiter, SERVER);
+        Contest c = contest("expiry");
+        CompletableFuture<LockLease> f = c.lock().acquireAsync(LONG, callers);
+        Awaits.until("the waiter queued", BOUND, () -> LockTesting.inspect(c.holder(), c.path()).waiters().size() == 1);
+        LockTesting.expire(c.waiter(), SERVER);
         Throwable cause = failure(f);
         assertInstanceOf(SessionExpiredException.class, cause, "the session end's failure: " + cause);
-        assertEquals(List.of(held.node().name()), children(holder, path), "the waiter's node went with its session");
-        held.close();
+        assertEquals(List.of(c.held().node().name()), children(c.holder(), c.path()), "the waiter's node went with its session");
+        c.held().close();
     }
 
     @Test

@@ -218,14 +218,26 @@ public final class ReplyLossServer implements AutoCloseable {
     private record Hold(Predicate<Request> matches, long boundNanos, CompletableFuture<Boolean> outcome) {
     }
 
-    /** Notes each request's session and xid as it reaches the server, before ZooKeeper prepares it. */
-    private static final class ArrivalRecorder implements RequestProcessor {
-        private final RequestProcessor next;
-        private final DroppingServer server;
+    /** A step this server puts in ZooKeeper's request pipeline, in front of {@code next}. */
+    private abstract static class Step implements RequestProcessor {
+        final RequestProcessor next;
+        final DroppingServer server;
 
-        ArrivalRecorder(RequestProcessor next, DroppingServer server) {
+        Step(RequestProcessor next, DroppingServer server) {
             this.next = next;
             this.server = server;
+        }
+
+        @Override
+        public void shutdown() {
+            next.shutdown();
+        }
+    }
+
+    /** Notes each request's session and xid as it reaches the server, before ZooKeeper prepares it. */
+    private static final class ArrivalRecorder extends Step {
+        ArrivalRecorder(RequestProcessor next, DroppingServer server) {
+            super(next, server);
         }
 
         @Override
@@ -235,11 +247,6 @@ public final class ReplyLossServer implements AutoCloseable {
                 server.lastArrived.notifyAll();
             }
             next.processRequest(request);
-        }
-
-        @Override
-        public void shutdown() {
-            next.shutdown();
         }
     }
 
@@ -261,13 +268,9 @@ public final class ReplyLossServer implements AutoCloseable {
     }
 
     /** Closes the client's connection before the final processor applies a matching request and replies. */
-    private static final class ReplyDropper implements RequestProcessor {
-        private final RequestProcessor next;
-        private final DroppingServer server;
-
+    private static final class ReplyDropper extends Step {
         ReplyDropper(RequestProcessor next, DroppingServer server) {
-            this.next = next;
-            this.server = server;
+            super(next, server);
         }
 
         @Override
@@ -308,9 +311,5 @@ public final class ReplyLossServer implements AutoCloseable {
             }
         }
 
-        @Override
-        public void shutdown() {
-            next.shutdown();
-        }
     }
 }
