@@ -80,7 +80,13 @@ public interface Lease extends AutoCloseable {
     /** Runs {@code ops} in one transaction behind {@link #fenceCheck()}; same failure rules as {@link #guardedSetData}. */
     List<CuratorTransactionResult> guardedTransaction(List<CuratorOp> ops);
 
-    /** Releases the lease (deletes its node). Idempotent; after LOST it only records the close. */
+    /**
+     * Releases the lease: it is RELEASED when this returns, and the delete of its node has been sent
+     * (not yet acknowledged: ZooKeeper applies it after everything this session sent before, and
+     * before anything it sends after; a delete lost to a connection loss is retried until it lands
+     * or the session ends). Others may still see the node until then; see FENCING.md for what a
+     * caller may assume. Idempotent; after LOST it only records the close.
+     */
     @Override
     void close();
 }

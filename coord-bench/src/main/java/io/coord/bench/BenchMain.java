@@ -130,7 +130,7 @@ public final class BenchMain {
         List<Figure> figures = new ArrayList<>();
         ObjectNode env;
         Path dataDir = tempDir();
-        try (EmbeddedEnsemble server = EmbeddedEnsemble.start(EmbeddedEnsemble.Options.single().withDataDir(dataDir))) {
+        try (EmbeddedEnsemble server = EmbeddedEnsemble.start(EmbeddedEnsemble.Options.single().withDataDir(dataDir).withMaxClientConnections(0))) {
             env = environment(server, dataDir, options, selected, started);
             BenchContext ctx = new BenchContext(server.connectString(), options, err);
             for (Benchmark b : selected) {

@@ -24,7 +24,10 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * Ours uses {@link CoordClient}s, the peer plain Curator clients with the same timeouts.
  * <ul>
  *   <li>{@code lock.uncontended}: one client, acquire + release, cycle after cycle;
- *   <li>{@code lock.contended}: 8 clients competing for one lock; handoffs per second;
+ *   <li>{@code lock.contended}: 8 clients competing for one lock; handoffs per second, and the
+ *       requests the server counted per handoff cycle (release, wake, the releaser queueing again);
+ *   <li>{@code lock.handoff}: 8, 64 and 256 waiters, each its own client, queued behind a held
+ *       lock and released in turn; the median time from a release to the next grant ({@link LockHandoffBench});
  *   <li>{@code lock.herd}: 32 queued waiters released one after the other; requests the server
  *       receives per handoff ({@link LockHerdBench});
  *   <li>{@code lock.guardedWrite}: a write fenced on the lease ({@code multi(check, setData)})
@@ -40,7 +43,7 @@ final class LockBench {
     }
 
     static List<Benchmark> all() {
-        return List.of(new Uncontended(), new Contended(), new LockHerdBench(), new GuardedWrite());
+        return List.of(new Uncontended(), new Contended(), new LockHerdBench(), new LockHandoffBench(), new GuardedWrite());
     }
 
     /** A plain Curator client with the timeouts {@link BenchContext#newCoordClient()} uses. */
@@ -76,6 +79,29 @@ final class LockBench {
         } catch (Exception e) {
             throw new IllegalStateException("InterProcessMutex release failed: " + e.getMessage(), e);
         }
+    }
+
+    /** {@code n} new Coord clients (added to {@code clients}, which the caller closes), a mutex of {@code path} on each. */
+    static List<DistributedLock> ourLocks(BenchContext ctx, int n, String path, List<CoordClient> clients) throws InterruptedException {
+        List<DistributedLock> locks = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            CoordClient c = ctx.newCoordClient();
+            clients.add(c);
+            locks.add(Locks.mutex(c, CoordPath.of(path)));
+        }
+        return locks;
+    }
+
+    /** {@code n} new Curator clients (added to {@code clients}, which the caller closes), an InterProcessMutex of {@code path} on each. */
+    static List<InterProcessMutex> peerMutexes(BenchContext ctx, int n, String path, List<CuratorFramework> clients)
+            throws InterruptedException {
+        List<InterProcessMutex> mutexes = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            CuratorFramework f = newCurator(ctx);
+            clients.add(f);
+            mutexes.add(new InterProcessMutex(f, path));
+        }
+        return mutexes;
     }
 
     static void closeAll(List<CoordClient> coord, List<CuratorFramework> curator) {
@@ -168,17 +194,44 @@ final class LockBench {
                     curator.add(f);
                     peer.add(new InterProcessMutex(f, "/bench/lock/contended/peer"));
                 }
-                BenchContext.Paired<RoundResult> r = ctx.alternate(
-                        round -> race(pool, perClient, i -> ours.get(i).acquire(WAIT).close()),
-                        round -> race(pool, perClient, i -> {
+                ServerCounters server = new ServerCounters(ctx.connectString());
+                List<Long> ourSessions = coord.stream().map(c -> ServerCounters.session(c.curator())).toList();
+                List<Long> peerSessions = curator.stream().map(ServerCounters::session).toList();
+                BenchContext.Paired<Counted> r = ctx.alternate(
+                        round -> counted(server, ourSessions, CLIENTS * perClient, () -> race(pool, perClient, i -> ours.get(i).acquire(WAIT).close())),
+                        round -> counted(server, peerSessions, CLIENTS * perClient, () -> race(pool, perClient, i -> {
                             acquirePeer(peer.get(i));
                             releasePeer(peer.get(i));
-                        }));
-                return List.of(Figures.rate(NAME, "handoffs", "handoffs/s", r, PEER));
+                        })));
+                BenchContext.Paired<RoundResult> rates = new BenchContext.Paired<>(
+                        r.ours().stream().map(Counted::result).toList(), r.peer().stream().map(Counted::result).toList());
+                return List.of(Figures.rate(NAME, "handoffs", "handoffs/s", rates, PEER),
+                        Figure.lower(NAME, "requestsPerHandoff", "requests", Stats.median(r.ours(), Counted::requestsPerHandoff),
+                                Stats.median(r.peer(), Counted::requestsPerHandoff), PEER));
             } finally {
                 pool.shutdownNow();
                 closeAll(coord, curator);
             }
+        }
+
+        /** One round: its rate, and the requests the server counted per handoff. */
+        private record Counted(RoundResult result, double requestsPerHandoff) {
+            @Override
+            public String toString() {
+                return result + ", " + Table.number(requestsPerHandoff) + " requests/handoff";
+            }
+        }
+
+        @FunctionalInterface
+        private interface Race {
+            RoundResult run() throws InterruptedException;
+        }
+
+        private static Counted counted(ServerCounters server, List<Long> sessions, int cycles, Race race) throws InterruptedException {
+            ServerCounters.Reading before = server.settled();
+            RoundResult result = race.run();
+            ServerCounters.Reading after = server.settled();
+            return new Counted(result, after.requests(before, sessions) / (double) cycles);
         }
 
         @FunctionalInterface

@@ -4,14 +4,11 @@ import static io.coord.bench.LockBench.PEER;
 import static io.coord.bench.LockBench.WAIT;
 import static io.coord.bench.LockBench.acquirePeer;
 import static io.coord.bench.LockBench.closeAll;
-import static io.coord.bench.LockBench.newCurator;
 import static io.coord.bench.LockBench.releasePeer;
 
 import io.coord.CoordClient;
-import io.coord.CoordPath;
 import io.coord.lock.DistributedLock;
 import io.coord.lock.LockLease;
-import io.coord.lock.Locks;
 import io.coord.test.EmbeddedEnsemble;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -66,12 +63,7 @@ final class LockHerdBench implements Benchmark {
             BenchContext.Paired<Double> r = ctx.alternate(round -> {
                 List<CoordClient> clients = new ArrayList<>();
                 try {
-                    List<DistributedLock> locks = new ArrayList<>();
-                    for (int i = 0; i <= waiters; i++) {
-                        CoordClient c = ctx.newCoordClient();
-                        clients.add(c);
-                        locks.add(Locks.mutex(c, CoordPath.of("/bench/lock/herd/ours")));
-                    }
+                    List<DistributedLock> locks = LockBench.ourLocks(ctx, waiters + 1, "/bench/lock/herd/ours", clients);
                     List<Long> sessions = clients.stream().map(c -> c.session().id()).toList();
                     return measure(port, sessions, () -> {
                         LockLease held = locks.get(0).acquire(WAIT);
@@ -92,12 +84,7 @@ final class LockHerdBench implements Benchmark {
             }, round -> {
                 List<CuratorFramework> clients = new ArrayList<>();
                 try {
-                    List<InterProcessMutex> mutexes = new ArrayList<>();
-                    for (int i = 0; i <= waiters; i++) {
-                        CuratorFramework f = newCurator(ctx);
-                        clients.add(f);
-                        mutexes.add(new InterProcessMutex(f, "/bench/lock/herd/peer"));
-                    }
+                    List<InterProcessMutex> mutexes = LockBench.peerMutexes(ctx, waiters + 1, "/bench/lock/herd/peer", clients);
                     List<Long> sessions = clients.stream().map(LockHerdBench::sessionId).toList();
                     return measure(port, sessions, () -> {
                         acquirePeer(mutexes.get(0));
@@ -185,7 +172,7 @@ final class LockHerdBench implements Benchmark {
         return out;
     }
 
-    private static void awaitQueue(CuratorFramework observer, String path, int size) throws InterruptedException {
+    static void awaitQueue(CuratorFramework observer, String path, int size) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             try {

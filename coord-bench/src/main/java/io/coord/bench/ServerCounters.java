@@ -49,6 +49,24 @@ final class ServerCounters {
         return new Reading(xids(), watchEvents());
     }
 
+    /**
+     * A reading once nothing is in flight any more (two equal request counts 200 ms apart, at most
+     * 10 s): requests sent in the background (a release's delete) are counted with the window that
+     * sent them.
+     */
+    Reading settled() throws InterruptedException {
+        Reading last = read();
+        for (int i = 0; i < 50; i++) {
+            Thread.sleep(200);
+            Reading now = read();
+            if (now.xids().equals(last.xids())) {
+                return now;
+            }
+            last = now;
+        }
+        return last;
+    }
+
     private Map<Long, Long> xids() {
         return ServerRequests.lastXids(port);
     }

@@ -39,14 +39,15 @@ import org.slf4j.LoggerFactory;
  *   <li>session SUSPENDED, or {@link #suspect()} (a stalled process) → UNCERTAIN, then one round
  *       trip started after the suspicion: our node exists and belongs to this session → ACQUIRED again;
  *   <li>session ended, or our node deleted (watched, re-read before believing) → LOST;
- *   <li>{@link #close()} → RELEASED and our exact node deleted (guaranteed delete);
+ *   <li>{@link #close()} → RELEASED at once, and the delete of our exact node sent (guaranteed
+ *       delete; close() does not wait for its reply);
  *       {@link #beginOwnRelease()} → RELEASED by the recipe's own transaction that deletes the node;
  *       {@link #releaseKeepingNode()} → RELEASED, the recipe deletes the node its own way.
  * </ul>
  * Recipe handles wrap it and add their own release step with {@link #onRelease}.
  *
- * <p>Nothing here blocks a thread on ZooKeeper except {@link #close()} and the guarded writes (on
- * the caller's thread; a {@code close()} on an event thread sends its delete in the background).
+ * <p>Nothing here blocks a thread on ZooKeeper except the guarded writes (on the caller's thread;
+ * {@link #close()} sends its delete in the background).
  * {@link #ended()} dependents and the release step never run on an event thread (see
  * {@link EventThreads}): an end there hands them to the client's callback thread. The own-node watch and every confirming round trip are background requests
  * whose replies drive the state machine, so the acquire path does not wait for the watch, and no
@@ -417,17 +418,10 @@ public final class NodeLease implements Lease {
         }
         boolean released = apply(LeaseEvent.RELEASE, null);
         if (released) {
-            if (EventThreads.current()) {
-                deleteInBackground();
-            } else {
-                try {
-                    zk.curator().delete().guaranteed().forPath(token.node().value());
-                } catch (KeeperException.NoNodeException ignored) {
-                    // already gone: nothing to release
-                } catch (Exception e) {
-                    LOG.warn("could not delete lease node {}; the guaranteed delete retries in the background", token.node(), e);
-                }
-            }
+            // Sent, not waited for: the caller's release costs no round trip. ZooKeeper applies one
+            // session's requests in order, so whatever this session sends next (a new acquire's create)
+            // comes after the delete; others see the node go when it lands (see FENCING.md).
+            deleteInBackground();
         }
         finish();
     }
@@ -477,9 +471,10 @@ public final class NodeLease implements Lease {
     }
 
     /**
-     * The delete of {@link #close()} on an event thread (a recipe's tidy-up, a listener on a direct
-     * executor): sent in the background, so no lease event of this client waits behind it while the
-     * connection is dark. Guaranteed: Curator retries it until it succeeds or the session ends.
+     * The delete of {@link #close()}: sent in the background on any thread (so no caller, and no lease
+     * event of this client, waits behind it while the connection is dark). Guaranteed: a delete that
+     * fails with a connection loss is retried by Curator until it succeeds or the session ends (and
+     * the session's end deletes the ephemeral node anyway).
      */
     private void deleteInBackground() {
         try {

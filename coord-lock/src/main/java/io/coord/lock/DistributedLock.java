@@ -3,6 +3,8 @@ package io.coord.lock;
 import io.coord.CoordPath;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 
 /**
@@ -34,6 +36,39 @@ public interface DistributedLock {
      * @throws IllegalStateException          on a read-to-write upgrade (see {@link ReadWriteLock})
      */
     LockLease acquire(Duration timeout) throws InterruptedException;
+
+    /**
+     * {@link #acquire} without a waiting thread: queues now and returns at once; the future completes
+     * with the ACQUIRED lease when it is granted. Completions run on {@code executor}, never on a
+     * ZooKeeper or Coord event thread. No thread is parked while it waits: the wait is a watch on the
+     * node ahead, and each step is sent from the reply or event before it.
+     * <ul>
+     *   <li>not granted within {@code timeout} (measured with {@code System.nanoTime()} from this
+     *       call): completes exceptionally with {@link io.coord.CoordTimeoutException}, our node removed;
+     *   <li>the session ends (or the client is closed) while waiting: {@link io.coord.SessionExpiredException}
+     *       (our node went with the session, or was deleted by the close); while SUSPENDED the wait
+     *       goes on, as for {@link #acquire};
+     *   <li>{@code cancel()} on the future (or completing it yourself) withdraws: our node is deleted,
+     *       or, if its create is still in flight, deleted when its reply comes; none is left behind.
+     *       A grant that races the cancel is released at once;
+     *   <li>other failures as {@link #acquire} throws them (foreign nodes, an overlong queue, our node
+     *       deleted by someone else), our node removed.
+     * </ul>
+     * The lease belongs to no thread: it does not count as a hold of the calling thread for the
+     * {@linkplain #asInterProcessLock() Curator view}, the {@linkplain #asLock() Lock view} or a
+     * {@link ReadWriteLock}'s read-under-write and upgrade rules; close it from any thread. Bad
+     * arguments (a null or negative timeout, a null executor) throw {@link IllegalArgumentException} at once.
+     */
+    CompletableFuture<LockLease> acquireAsync(Duration timeout, Executor executor);
+
+    /**
+     * {@link #acquireAsync(Duration, Executor)} with completions on CompletableFuture's default
+     * async executor (the common {@link java.util.concurrent.ForkJoinPool}, or a new thread per
+     * completion when that pool has no parallelism), as {@code CompletableFuture.supplyAsync} uses.
+     */
+    default CompletableFuture<LockLease> acquireAsync(Duration timeout) {
+        return acquireAsync(timeout, new CompletableFuture<LockLease>().defaultExecutor());
+    }
 
     /** Like {@link #acquire} (same SUSPENDED, session-end and interrupt rules) but an ungranted lock is an empty result. */
     Optional<LockLease> tryAcquire(Duration timeout) throws InterruptedException;

@@ -81,8 +81,10 @@ final class ZkLockQueue {
         boolean forever = timeoutNanos < 0;
         long deadline = forever ? 0 : start + timeoutNanos;
         HolderInfo info = HolderInfo.of(owner(), request.type(), null);
-        LeaseNodes.Created created = LeaseNodes.create(zk, path, request.prefix(), encoded(info, request.type()),
-                request.anchor() < 0);
+        // The create and the first read go out back to back: one round trip, not two.
+        LeaseNodes.Listed listed = LeaseNodes.awaitListing(zk, LeaseNodes.createListing(zk, path, request.prefix(),
+                encoded(info, request.type()), request.anchor() < 0));
+        LeaseNodes.Created created = listed.created();
         // The lease starts now, while we queue: its own-node watch goes out in the background beside
         // the first read, so neither an uncontended grant nor a handoff waits for (or pays) it.
         NodeLease lease = LeaseNodes.lease(zk, created);
@@ -90,7 +92,7 @@ final class ZkLockQueue {
         String outcome = "failed";
         NodeWatch watch = null; // made on the first wait: an uncontended acquire needs none
         try {
-            List<WaitRule.Node> queue = read(request, created);
+            List<WaitRule.Node> queue = listed.children() != null ? queue(request, created, listed.children()) : read(request, created);
             while (true) {
                 WaitRule.Decision d = WaitRule.decide(queue, ours, request.anchor());
                 switch (d.outcome()) {
@@ -144,7 +146,7 @@ final class ZkLockQueue {
     }
 
     /** The node data for {@code info} (which has no held-since yet), cached per kind and owner. */
-    private byte[] encoded(HolderInfo info, WaitRule.Type type) {
+    byte[] encoded(HolderInfo info, WaitRule.Type type) {
         java.util.Map<String, byte[]> byOwner;
         synchronized (encodedInfo) {
             byOwner = encodedInfo.computeIfAbsent(type, t -> new java.util.concurrent.ConcurrentHashMap<>());
@@ -160,7 +162,11 @@ final class ZkLockQueue {
     }
 
     private List<WaitRule.Node> read(Request request, LeaseNodes.Created created) throws InterruptedException {
-        List<String> children = children();
+        return queue(request, created, children());
+    }
+
+    /** The queue {@code children} make for {@code request}; refuses an overlong queue and nodes of a rule we cannot see. */
+    List<WaitRule.Node> queue(Request request, LeaseNodes.Created created, List<String> children) {
         if (children.size() > options.maxQueueLength()) {
             throw new TooManyChildrenException("lock " + path + " has " + children.size() + " nodes, over its maxQueueLength of "
                     + options.maxQueueLength() + "; our node " + created.token().node() + " was removed");
@@ -192,7 +198,7 @@ final class ZkLockQueue {
                 path, foreign);
     }
 
-    private RuntimeException missing(LeaseNodes.Created created) {
+    RuntimeException missing(LeaseNodes.Created created) {
         if (created.session().state().isTerminal()) {
             return new SessionExpiredException("session " + created.session().idHex() + " ended while waiting for lock "
                     + path + "; its node " + created.token().node() + " is gone with it");

@@ -5,6 +5,8 @@ import io.coord.CoordTimeoutException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 
 /** The fair reentrant lock: {@code lock-} nodes, granted first in line. */
@@ -40,6 +42,11 @@ final class ZkMutex implements DistributedLock {
     @Override
     public Optional<LockLease> tryAcquire() throws InterruptedException {
         return acquireNanos(0);
+    }
+
+    @Override
+    public CompletableFuture<LockLease> acquireAsync(Duration timeout, Executor executor) {
+        return AsyncAcquire.start(queue, REQUEST, Locks.nanos(timeout), executor);
     }
 
     private Optional<LockLease> acquireNanos(long timeoutNanos) throws InterruptedException {

@@ -4,6 +4,8 @@ import io.coord.CoordPath;
 import io.coord.LockLostException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.Set;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 
@@ -112,6 +114,11 @@ final class ZkReadWriteLock implements ReadWriteLock {
         @Override
         public Optional<LockLease> tryAcquire() throws InterruptedException {
             return acquireNanos(0);
+        }
+
+        @Override
+        public CompletableFuture<LockLease> acquireAsync(Duration timeout, Executor executor) {
+            return AsyncAcquire.start(queue, ZkLockQueue.Request.of(type, FAMILY), Locks.nanos(timeout), executor);
         }
 
         private Optional<LockLease> acquireNanos(long timeoutNanos) throws InterruptedException {

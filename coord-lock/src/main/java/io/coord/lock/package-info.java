@@ -93,6 +93,39 @@
  *       the connection is down (the create, a read) may take up to the client's retry budget.
  * </ul>
  *
+ * <h2>Round trips</h2>
+ * An uncontended cycle costs the caller one round trip: the acquire sends its create and its read
+ * of the queue back to back on one session (ZooKeeper answers them in order, so the read already
+ * lists our node), and {@link io.coord.lock.LockLease#close()} returns once the delete is sent (the
+ * lease is RELEASED at once; the delete is guaranteed, and the session's next requests come after
+ * it; what others may still see is in docs/FENCING.md, "After close() returns").
+ *
+ * <h2>Async acquire</h2>
+ * {@link io.coord.lock.DistributedLock#acquireAsync(java.time.Duration, java.util.concurrent.Executor)}
+ * returns a {@code CompletableFuture<LockLease>} at once. No thread is parked while it waits (the
+ * wait is a watch on the node ahead, each step sent from the reply or event before it); the future
+ * completes on the given executor (the one-argument overload: CompletableFuture's default async
+ * executor), never on a ZooKeeper or Coord event thread. Its failure semantics:
+ * <ul>
+ *   <li><b>SUSPENDED</b>: the wait goes on (the watch survives a reconnect on the same session).
+ *   <li><b>Session ended</b> (or the client closed) while waiting: completes exceptionally with
+ *       {@link io.coord.SessionExpiredException}; the node went with the session (or was deleted by
+ *       the close, when a wrapped Curator client keeps the session). It does not queue again on a
+ *       new session.
+ *   <li><b>Timeout</b> (nanoTime-based, from the call): {@link io.coord.CoordTimeoutException};
+ *       our node is deleted.
+ *   <li><b>Cancel</b> ({@code cancel()} or completing the future yourself): our node is deleted, or,
+ *       if its create is still in flight, deleted when the reply comes; a grant that races the
+ *       cancel is released at once. No node is left behind.
+ *   <li><b>Other failures</b> as the blocking acquire throws them ({@link io.coord.ForeignNodesException},
+ *       {@link io.coord.TooManyChildrenException}, {@link io.coord.LockLostException} when our node was
+ *       deleted by someone else), our node removed. An executor that refuses the completion: the
+ *       lease is released and the future fails with {@link java.util.concurrent.RejectedExecutionException}.
+ *   <li>The lease it yields is like any other: UNCERTAIN and LOST as above, closed from any thread.
+ *       It belongs to no thread (no reentrancy through the thread-owned views; a read-write half's
+ *       async read is never anchored to this thread's write).
+ * </ul>
+ *
  * <h2>Why not Curator's LockInternals directly</h2>
  * The protocol is Curator's (protected ephemeral-sequential nodes, a {@code getData} watch on one
  * predecessor, guaranteed deletes, and — like Curator 5.9's read-write lock — a read under a held

@@ -31,8 +31,12 @@ import org.apache.curator.test.TestingZooKeeperServer;
  * a data directory was given.
  */
 public final class EmbeddedEnsemble implements AutoCloseable {
-    /** How to start an ensemble. {@code basePort} 0 picks free ports; {@code dataDir} null means temporary. */
-    public record Options(int nodes, int basePort, Path dataDir, int tickTimeMs) {
+    /**
+     * How to start an ensemble. {@code basePort} 0 picks free ports; {@code dataDir} null means
+     * temporary; {@code maxClientConnections} is ZooKeeper's {@code maxClientCnxns} (connections
+     * from one address; -1 keeps ZooKeeper's default of 60, 0 lifts the limit).
+     */
+    public record Options(int nodes, int basePort, Path dataDir, int tickTimeMs, int maxClientConnections) {
         public Options {
             if (nodes != 1 && nodes != 3 && nodes != 5) {
                 throw new IllegalArgumentException("nodes must be 1, 3 or 5, got " + nodes);
@@ -43,26 +47,35 @@ public final class EmbeddedEnsemble implements AutoCloseable {
             if (tickTimeMs <= 0) {
                 throw new IllegalArgumentException("tickTimeMs must be > 0, got " + tickTimeMs);
             }
+            if (maxClientConnections < -1) {
+                throw new IllegalArgumentException("maxClientConnections must be -1 (default), 0 (no limit) or more, got "
+                        + maxClientConnections);
+            }
         }
 
         public static Options single() {
-            return new Options(1, 0, null, 500);
+            return new Options(1, 0, null, 500, -1);
         }
 
         public static Options quorum() {
-            return new Options(3, 0, null, 500);
+            return new Options(3, 0, null, 500, -1);
         }
 
         public Options withBasePort(int port) {
-            return new Options(nodes, port, dataDir, tickTimeMs);
+            return new Options(nodes, port, dataDir, tickTimeMs, maxClientConnections);
         }
 
         public Options withDataDir(Path dir) {
-            return new Options(nodes, basePort, dir, tickTimeMs);
+            return new Options(nodes, basePort, dir, tickTimeMs, maxClientConnections);
         }
 
         public Options withTickTime(int ms) {
-            return new Options(nodes, basePort, dataDir, ms);
+            return new Options(nodes, basePort, dataDir, ms, maxClientConnections);
+        }
+
+        /** ZooKeeper's {@code maxClientCnxns}: 0 lifts the limit of 60 connections from one address. */
+        public Options withMaxClientConnections(int max) {
+            return new Options(nodes, basePort, dataDir, tickTimeMs, max);
         }
     }
 
@@ -109,7 +122,7 @@ public final class EmbeddedEnsemble implements AutoCloseable {
             int client = base == 0 ? -1 : base + i;
             int election = base == 0 ? -1 : base + 100 + i;
             int quorum = base == 0 ? -1 : base + 200 + i;
-            specs.add(new InstanceSpec(dir, client, election, quorum, delete, i + 1, options.tickTimeMs(), -1, props, "127.0.0.1"));
+            specs.add(new InstanceSpec(dir, client, election, quorum, delete, i + 1, options.tickTimeMs(), options.maxClientConnections(), props, "127.0.0.1"));
         }
         try {
             if (options.nodes() == 1) {

@@ -6,7 +6,11 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
@@ -24,6 +28,7 @@ import org.apache.zookeeper.server.ZooKeeperServer;
 import org.apache.zookeeper.txn.CreateContainerTxn;
 import org.apache.zookeeper.txn.CreateTTLTxn;
 import org.apache.zookeeper.txn.CreateTxn;
+import org.apache.zookeeper.txn.DeleteTxn;
 import org.apache.zookeeper.txn.SetDataTxn;
 
 /**
@@ -128,6 +133,37 @@ public final class ReplyLossServer implements AutoCloseable {
                 && request.getHdr().getType() == ZooDefs.OpCode.multi, beforeClose));
     }
 
+    /**
+     * Arms a hold: the reply to the next create whose server-side path starts with
+     * {@code pathPrefix} is held back until the same session has sent a later request (seen as it
+     * reaches the server), or for at most {@code bound}. The future says whether a later request
+     * came while the reply was held, i.e. whether the client sent it without waiting for the reply.
+     * Every reply of the server waits meanwhile: one hold at a time, with a short bound.
+     */
+    public CompletableFuture<Boolean> holdNextCreateReply(String pathPrefix, Duration bound) {
+        return hold(request -> {
+            String path = createdPath(request.getTxn());
+            return path != null && path.startsWith(pathPrefix);
+        }, pathPrefix, bound);
+    }
+
+    /** Like {@link #holdNextCreateReply}, for the next delete whose server-side path starts with {@code pathPrefix}. */
+    public CompletableFuture<Boolean> holdNextDeleteReply(String pathPrefix, Duration bound) {
+        return hold(request -> request.getTxn() instanceof DeleteTxn d && d.getPath().startsWith(pathPrefix), pathPrefix, bound);
+    }
+
+    private CompletableFuture<Boolean> hold(Predicate<Request> matches, String pathPrefix, Duration bound) {
+        if (pathPrefix == null || !pathPrefix.startsWith("/")) {
+            throw new IllegalArgumentException("pathPrefix must be an absolute path, got '" + pathPrefix + "'");
+        }
+        if (bound == null || bound.isNegative() || bound.isZero()) {
+            throw new IllegalArgumentException("bound must be positive, got " + bound);
+        }
+        Hold h = new Hold(matches, bound.toNanos(), new CompletableFuture<>());
+        server.held.set(h);
+        return h.outcome();
+    }
+
     /** Whether an armed fault has not fired yet. */
     public boolean isArmed() {
         return server.armed.get() != null;
@@ -159,6 +195,9 @@ public final class ReplyLossServer implements AutoCloseable {
     private static final class DroppingServer extends ZooKeeperServer {
         final AtomicReference<Trigger> armed = new AtomicReference<>();
         final AtomicInteger dropped = new AtomicInteger();
+        final AtomicReference<Hold> held = new AtomicReference<>();
+        /** The highest client xid each session's requests reached the server with (for {@link Hold}). */
+        final ConcurrentHashMap<Long, Integer> lastArrived = new ConcurrentHashMap<>();
 
         DroppingServer(File dir, int tickTime) throws IOException {
             super(dir, dir, tickTime);
@@ -171,7 +210,43 @@ public final class ReplyLossServer implements AutoCloseable {
             sync.start();
             PrepRequestProcessor prep = new PrepRequestProcessor(this, sync);
             prep.start();
-            firstProcessor = prep;
+            firstProcessor = new ArrivalRecorder(prep, this);
+        }
+    }
+
+    /** A reply to hold back, how long at most, and whether a later request of its session came meanwhile. */
+    private record Hold(Predicate<Request> matches, long boundNanos, CompletableFuture<Boolean> outcome) {
+    }
+
+    /** A step this server puts in ZooKeeper's request pipeline, in front of {@code next}. */
+    private abstract static class Step implements RequestProcessor {
+        final RequestProcessor next;
+        final DroppingServer server;
+
+        Step(RequestProcessor next, DroppingServer server) {
+            this.next = next;
+            this.server = server;
+        }
+
+        @Override
+        public void shutdown() {
+            next.shutdown();
+        }
+    }
+
+    /** Notes each request's session and xid as it reaches the server, before ZooKeeper prepares it. */
+    private static final class ArrivalRecorder extends Step {
+        ArrivalRecorder(RequestProcessor next, DroppingServer server) {
+            super(next, server);
+        }
+
+        @Override
+        public void processRequest(Request request) throws RequestProcessorException {
+            synchronized (server.lastArrived) {
+                server.lastArrived.merge(request.sessionId, request.cxid, Math::max);
+                server.lastArrived.notifyAll();
+            }
+            next.processRequest(request);
         }
     }
 
@@ -193,13 +268,9 @@ public final class ReplyLossServer implements AutoCloseable {
     }
 
     /** Closes the client's connection before the final processor applies a matching request and replies. */
-    private static final class ReplyDropper implements RequestProcessor {
-        private final RequestProcessor next;
-        private final DroppingServer server;
-
+    private static final class ReplyDropper extends Step {
         ReplyDropper(RequestProcessor next, DroppingServer server) {
-            this.next = next;
-            this.server = server;
+            super(next, server);
         }
 
         @Override
@@ -212,12 +283,33 @@ public final class ReplyLossServer implements AutoCloseable {
                 request.cnxn.close(ServerCnxn.DisconnectReason.CONNECTION_CLOSE_FORCED);
                 server.dropped.incrementAndGet();
             }
+            Hold hold = server.held.get();
+            if (hold != null && request.cnxn != null && request.getHdr() != null && hold.matches().test(request)
+                    && server.held.compareAndSet(hold, null)) {
+                hold.outcome().complete(awaitLater(request, hold.boundNanos()));
+            }
             next.processRequest(request);
         }
 
-        @Override
-        public void shutdown() {
-            next.shutdown();
+        /** Waits (bounded) until the request's session sent a later request; whether it did. */
+        private boolean awaitLater(Request request, long boundNanos) {
+            long deadline = System.nanoTime() + boundNanos;
+            synchronized (server.lastArrived) {
+                while (server.lastArrived.getOrDefault(request.sessionId, Integer.MIN_VALUE) <= request.cxid) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    try {
+                        TimeUnit.NANOSECONDS.timedWait(server.lastArrived, left);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                }
+                return true;
+            }
         }
+
     }
 }
