@@ -100,9 +100,6 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         Map<String, Object> props = new HashMap<>();
         props.put("4lw.commands.whitelist", "*");
         props.put("admin.enableServer", "false");
-        // No per-address connection limit (ZooKeeper's default is 60): every client here comes from
-        // loopback, and the benchmarks run groups of hundreds of members, each its own client.
-        props.put("maxClientCnxns", "0");
         // Lets tests ask for short sessions: minSessionTimeout = 2 x tickTime by default anyway.
         for (int i = 0; i < options.nodes(); i++) {
             File dir;
