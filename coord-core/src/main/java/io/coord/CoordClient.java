@@ -1,5 +1,6 @@
 package io.coord;
 
+import io.coord.internal.ClientTimer;
 import io.coord.internal.EventThreads;
 import io.coord.internal.SessionTracker;
 import io.coord.internal.StallMonitor;
@@ -8,7 +9,7 @@ import io.coord.internal.ZkSession;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -53,8 +54,17 @@ public final class CoordClient implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean clampWarned = new AtomicBoolean();
     private final StallMonitor stallMonitor;
-    /** Coord's own periodic work for this client (see {@code Zk.timer()}); no thread outlives the client. */
-    private final java.util.concurrent.ScheduledExecutorService timer;
+    /**
+     * Coord's own timed work for this client (see {@code Zk.timer()}): run on the client's timer
+     * thread, started on demand; the waiting is done by the one thread all clients of the JVM share.
+     */
+    private final ClientTimer timer;
+    /**
+     * Where the owned Curator client runs {@code runSafe} work (Curator's recipes' notifications):
+     * started on demand, ended by {@link #close()}. Null for a wrapped client, whose Curator keeps
+     * its own. Curator's default is a thread per client that lives until its executor is collected.
+     */
+    private final ExecutorService curatorNotify;
     /**
      * What recipes need beyond this public API, read by {@link Zk#of} through {@link Zk.Access}
      * (no map of clients anywhere). Null once closed: {@code Zk.of} then fails naming this client.
@@ -69,29 +79,49 @@ public final class CoordClient implements AutoCloseable {
         Zk.installAccess(client -> client.zk);
     }
 
-    /** {@code authProbe} is null for a wrapped client: Coord did not build its handles (and does not own it). */
-    private CoordClient(CuratorFramework curator, CoordSettings settings, AuthProbe authProbe) {
+    /**
+     * {@code authProbe} and {@code curatorNotify} are null for a wrapped client: Coord did not build
+     * its handles (and does not own it).
+     */
+    private CoordClient(CuratorFramework curator, CoordSettings settings, AuthProbe authProbe, int id, ExecutorService curatorNotify) {
         this.curator = curator;
         this.settings = settings;
         this.authProbe = authProbe;
         this.owned = authProbe != null;
-        this.id = CLIENT_IDS.incrementAndGet();
+        this.id = id;
+        this.curatorNotify = curatorNotify;
         this.events = EventThreads.newEventsExecutor("coord-events-" + id);
         this.callbacks = EventThreads.newCallbackExecutor("coord-callbacks-" + id);
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "coord-timer-" + id);
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = ClientTimer.open("coord-timer-" + id);
         this.sessions = new SessionTracker(settings.metrics(), callbacks);
         Zk zk = new Zk(this, curator, sessions, events, callbacks, timer);
         this.zk = zk;
         curator.getConnectionStateListenable().addListener(sessions);
-        // On the client's timer, not a thread of its own: it stops with the client.
+        // Sampled on the JVM's shared scheduling thread (a sample only reads a clock), stopped with the
+        // client's timer. What a stall sets off touches every lease: it runs on the client's own timer
+        // thread, so a client with many leases never delays another client's samples or timers.
         this.stallMonitor = settings.stallFraction() == 0 ? null
                 : StallMonitor.start(timer, STALL_TICK, settings.ticker()::getAsLong,
                         () -> (long) (negotiatedSessionTimeout().toNanos() * settings.stallFraction()),
-                        stalled -> zk.suspectAllLeases(), settings.metrics());
+                        stalled -> onTimer(zk::suspectAllLeases), settings.metrics());
+    }
+
+    /** Runs {@code task} on this client's timer thread; a closing client drops it (its leases end with it). */
+    private void onTimer(Runnable task) {
+        try {
+            timer.execute(task);
+        } catch (RejectedExecutionException closing) {
+            LOG.debug("client closing: dropped timer work {}", task);
+        }
+    }
+
+    /** A client that owns its Curator client, built from {@code settings} and not started. */
+    private static CoordClient owning(CoordSettings settings) {
+        AuthProbe probe = new AuthProbe();
+        int id = CLIENT_IDS.incrementAndGet();
+        ExecutorService curatorNotify = EventThreads.newWorkerExecutor("coord-safe-notify-" + id);
+        CuratorFramework curator = CuratorFactory.build(settings, probe, curatorNotify);
+        return new CoordClient(curator, settings, probe, id, curatorNotify);
     }
 
     /**
@@ -117,12 +147,10 @@ public final class CoordClient implements AutoCloseable {
     public static CoordClient connect(CoordSettings settings) throws InterruptedException {
         Objects.requireNonNull(settings, "settings");
         long start = System.nanoTime(); // the timeout covers building and starting Curator too: it is the caller's bound
-        AuthProbe probe = new AuthProbe();
-        CuratorFramework curator = CuratorFactory.build(settings, probe);
-        CoordClient client = new CoordClient(curator, settings, probe);
+        CoordClient client = owning(settings);
         boolean ok = false;
         try {
-            curator.start();
+            client.curator.start();
             client.awaitFirstSession(settings.connectionTimeout(), start);
             client.checkAuth();
             ok = true;
@@ -152,10 +180,8 @@ public final class CoordClient implements AutoCloseable {
      */
     public static CoordClient start(CoordSettings settings) {
         Objects.requireNonNull(settings, "settings");
-        AuthProbe probe = new AuthProbe();
-        CuratorFramework curator = CuratorFactory.build(settings, probe);
-        CoordClient client = new CoordClient(curator, settings, probe);
-        curator.start();
+        CoordClient client = owning(settings);
+        client.curator.start();
         Thread waiter = new Thread(client::awaitFirstSessionInBackground, "coord-first-session-" + client.id);
         waiter.setDaemon(true);
         client.firstSessionWaiter = waiter;
@@ -238,7 +264,7 @@ public final class CoordClient implements AutoCloseable {
         if (ns != null && !ns.isEmpty()) {
             b.namespace(ns);
         }
-        CoordClient client = new CoordClient(curator, b.build(), null);
+        CoordClient client = new CoordClient(curator, b.build(), null, CLIENT_IDS.incrementAndGet(), null);
         boolean ok = false;
         try {
             client.awaitFirstSession(client.settings.connectionTimeout(), System.nanoTime());
@@ -397,6 +423,9 @@ public final class CoordClient implements AutoCloseable {
         zk = null;
         if (owned) {
             curator.close();
+        }
+        if (curatorNotify != null) {
+            curatorNotify.shutdown(); // what Curator queued still runs; then the thread ends
         }
         timer.shutdownNow();
         // Events first: the leases' last moves (LOST with the CLOSED session) hand their ended()

@@ -1,6 +1,7 @@
 package io.coord;
 
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.stream.Collectors;
 import org.apache.curator.framework.AuthInfo;
 import org.apache.curator.framework.CuratorFramework;
@@ -18,10 +19,15 @@ final class CuratorFactory {
     private CuratorFactory() {
     }
 
-    /** {@code probe} makes every new ZooKeeper handle's first request {@link AuthCheck}'s probe. */
-    static CuratorFramework build(CoordSettings s, AuthProbe probe) {
+    /**
+     * {@code probe} makes every new ZooKeeper handle's first request {@link AuthCheck}'s probe;
+     * Curator's {@code runSafe} work (its recipes' notifications) runs on {@code notify}, which the
+     * client shuts down when it closes (Curator never shuts down the thread it would make itself).
+     */
+    static CuratorFramework build(CoordSettings s, AuthProbe probe, Executor notify) {
         CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
                 .zookeeperFactory(probe)
+                .runSafeService(notify)
                 .connectString(s.connectString())
                 .sessionTimeoutMs((int) s.sessionTimeout().toMillis())
                 .connectionTimeoutMs((int) s.connectionTimeout().toMillis())

@@ -10,6 +10,31 @@ public final class CoreTestSupport {
     private CoreTestSupport() {
     }
 
+    /** {@code d} stretched by {@code -Dcoord.test.timing}, for tests outside this package. */
+    public static java.time.Duration scaled(java.time.Duration d) {
+        return SecurityFixtures.scaled(d);
+    }
+
+    /** Polls until {@code condition} holds, for at most {@code budget} stretched by the timing factor; fails naming {@code what}, read then. */
+    public static void await(java.time.Duration budget, java.util.function.BooleanSupplier condition,
+            java.util.function.Supplier<String> what) throws InterruptedException {
+        if (!holdsWithin(budget, condition)) {
+            throw new AssertionError("not within " + scaled(budget) + ": " + what.get());
+        }
+    }
+
+    /** Polls until {@code condition} holds (true) or {@code budget}, stretched by the timing factor, runs out (false). */
+    public static boolean holdsWithin(java.time.Duration budget, java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + scaled(budget).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
+    }
+
     /**
      * Ends {@code client}'s session on the server for real, as an expiry would: a second handle
      * with the same session id and password connects and closes, which closes the session.

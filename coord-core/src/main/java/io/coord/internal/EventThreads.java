@@ -12,9 +12,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The rule "nothing blocking on an event thread", made checkable. An event thread is a client's
- * Coord events thread (it drives every lease of the client: replies, LOST, confirmations),
- * ZooKeeper's own event thread (watchers and Curator's background callbacks) or Curator's
- * connection-state thread (where {@link SessionTracker} moves sessions). One blocking call
+ * Coord events thread (it drives every lease of the client: replies, LOST, confirmations), the
+ * scheduling thread all clients of the JVM share ({@link SharedScheduler}), ZooKeeper's own event
+ * thread (watchers and Curator's background callbacks) or Curator's connection-state thread
+ * (where {@link SessionTracker} moves sessions). One blocking call
  * there holds up every event behind it: while the connection is dark, a LOST from a deleted node
  * or an expired session would wait for the call's whole retry loop.
  *
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class EventThreads {
     private static final Logger LOG = LoggerFactory.getLogger(EventThreads.class);
-    /** Marks the threads of {@link #newEventsExecutor}: a name check alone could be fooled by any thread name. */
+    /** Marks the threads of {@link #newEventsExecutor} and the shared scheduler: a name check alone could be fooled by any thread name. */
     private static final ThreadLocal<Boolean> COORD_EVENTS = ThreadLocal.withInitial(() -> Boolean.FALSE);
     /** ZooKeeper's ClientCnxn names its event thread after the creating thread plus this suffix. */
     private static final String ZOOKEEPER_EVENT_THREAD_SUFFIX = "-EventThread";
@@ -59,13 +60,18 @@ public final class EventThreads {
     /** A client's single Coord events thread, marked as an event thread (started on demand, see {@link #newSerialExecutor}). */
     public static ExecutorService newEventsExecutor(String name) {
         return newSerialExecutor(r -> {
-            Thread t = new Thread(() -> {
-                COORD_EVENTS.set(Boolean.TRUE);
-                r.run();
-            }, name);
+            Thread t = new Thread(marked(r), name);
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /** {@code body}, run on a thread it marks as an event thread (a thread's body, given to its constructor). */
+    static Runnable marked(Runnable body) {
+        return () -> {
+            COORD_EVENTS.set(Boolean.TRUE);
+            body.run();
+        };
     }
 
     /**
@@ -74,6 +80,15 @@ public final class EventThreads {
      * then delays only other callbacks of the client, never a lease event).
      */
     public static ExecutorService newCallbackExecutor(String name) {
+        return newWorkerExecutor(name);
+    }
+
+    /**
+     * A serial executor (see {@link #newSerialExecutor}) on a daemon thread named {@code name}, not
+     * an event thread: a client's callback thread, its timer thread ({@link ClientTimer}), the
+     * thread its Curator client runs notifications on.
+     */
+    public static ExecutorService newWorkerExecutor(String name) {
         return newSerialExecutor(r -> {
             Thread t = new Thread(r, name);
             t.setDaemon(true);
@@ -81,7 +96,7 @@ public final class EventThreads {
         });
     }
 
-    /** Whether the current thread is an event thread (Coord's, ZooKeeper's, or Curator's connection-state thread). */
+    /** Whether the current thread is an event thread (Coord's events or shared scheduling thread, ZooKeeper's, or Curator's connection-state thread). */
     public static boolean current() {
         if (COORD_EVENTS.get()) {
             return true;

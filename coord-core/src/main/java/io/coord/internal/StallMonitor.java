@@ -12,13 +12,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Notices when this JVM itself stalled (a long GC pause, SIGSTOP, a starved VM): a sample every
- * tick on the client's timer measures, on the client's {@link Ticker}, how much longer than a tick
+ * tick measures, on the client's {@link Ticker}, how much longer than a tick
  * passed since the previous sample. An oversleep beyond the threshold means every lease of this
  * client may have expired while we were frozen; the callback makes them UNCERTAIN until one round
  * trip confirms each node.
  *
- * <p>No thread of its own: the samples run on the timer the client owns and shuts down with it,
- * at a fixed delay, so a stall delays the next sample instead of queueing a burst of them.
+ * <p>No thread of its own: a client's samples run on the JVM's shared scheduling thread (see
+ * {@link ClientTimer#tickOnSharedThread}), stopped when the client's timer shuts down, at a fixed
+ * delay, so a stall delays the next sample instead of queueing a burst of them.
  * Deciding is separate from scheduling: {@link #sample()} reads the ticker once and compares,
  * so a test steps the ticker and samples, and nothing real decides the outcome.
  *
@@ -58,8 +59,26 @@ public final class StallMonitor implements AutoCloseable {
     /** A monitor sampling every {@code tick} on {@code timer} until {@link #close()} (or until the timer shuts down). */
     public static StallMonitor start(ScheduledExecutorService timer, Duration tick, Ticker ticker, LongSupplier thresholdNanos,
             Consumer<Duration> onStall, CoordMetrics metrics) {
+        return start(sample -> timer.scheduleWithFixedDelay(sample, tick.toNanos(), tick.toNanos(), TimeUnit.NANOSECONDS),
+                tick, ticker, thresholdNanos, onStall, metrics);
+    }
+
+    /**
+     * A monitor sampling every {@code tick} on the JVM's shared scheduling thread (a sample reads a
+     * clock and compares: it never blocks), until {@link #close()} or until {@code timer} shuts down.
+     * A client's timer thread would otherwise be woken ten times a second for life; this way an idle
+     * client holds no timer thread. {@code onStall} runs there too, so it must only hand work on.
+     */
+    public static StallMonitor start(ClientTimer timer, Duration tick, Ticker ticker, LongSupplier thresholdNanos,
+            Consumer<Duration> onStall, CoordMetrics metrics) {
+        return start(sample -> timer.tickOnSharedThread(sample, tick.toNanos(), TimeUnit.NANOSECONDS),
+                tick, ticker, thresholdNanos, onStall, metrics);
+    }
+
+    private static StallMonitor start(java.util.function.Function<Runnable, ScheduledFuture<?>> schedule, Duration tick, Ticker ticker,
+            LongSupplier thresholdNanos, Consumer<Duration> onStall, CoordMetrics metrics) {
         StallMonitor monitor = new StallMonitor(tick, ticker, thresholdNanos, onStall, metrics);
-        monitor.sampling = timer.scheduleWithFixedDelay(monitor::sample, tick.toNanos(), tick.toNanos(), TimeUnit.NANOSECONDS);
+        monitor.sampling = schedule.apply(monitor::sample);
         return monitor;
     }
 

@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * at most {@link #GRACE} plus one {@link #TICK} after the lease started; guarded writes are checked
  * by the server all along, and a session's end is never delayed.
  *
- * <p>One per client, on the client's own timer thread (shut down with the client: no thread outlives
- * it). Leases join in start order, all with the same grace, so the queue is ordered by due time: a
+ * <p>One per client, on the client's own timer ({@link ClientTimer}, shut down with the client: no
+ * thread outlives it). Leases join in start order, all with the same grace, so the queue is ordered by due time: a
  * sweep takes the due ones off its head (a lease already ended is simply dropped: closing costs
  * nothing here). A sweep is scheduled only while leases are queued, at most one at a time, so a
  * lease costs a queue insert and no thread wake-up of its own.

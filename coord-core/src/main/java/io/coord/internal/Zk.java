@@ -48,7 +48,7 @@ public final class Zk {
     private final SessionTracker sessions;
     private final ExecutorService events;
     private final ExecutorService callbacks;
-    /** The client's one timer thread for Coord's own periodic work; shut down with the client. */
+    /** The client's timer for Coord's own timed work ({@link ClientTimer}); shut down with the client. */
     private final java.util.concurrent.ScheduledExecutorService timer;
     private final WatchArmer watchArmer;
     private final String principals;
@@ -166,8 +166,11 @@ public final class Zk {
     }
 
     /**
-     * The client's timer: one daemon thread for short, non-blocking periodic work (arming watches,
-     * stamping holds). Shut down when the client closes; work scheduled after that is refused.
+     * The client's timer, for short, non-blocking timed work (arming watches, stamping holds, async
+     * timeouts and retries): its tasks run one at a time, in due order, on the client's own timer
+     * thread, started on demand ({@link ClientTimer}; the waiting is done by one thread the JVM's
+     * clients share). Shut down when the client closes; work scheduled after that is refused
+     * ({@link java.util.concurrent.RejectedExecutionException}).
      */
     public java.util.concurrent.ScheduledExecutorService timer() {
         return timer;

@@ -501,8 +501,9 @@ class NodeLeaseIT {
         }
     }
 
+    /** The one thread clients share ({@code coord-scheduler}) ends with the last of them, here the only one. */
     @Test
-    void everyThreadOfAClientEndsWithItNoneIsSharedAcrossClients() throws Exception {
+    void everyThreadOfAClientEndsWithItTheSharedSchedulerWithTheLastClient() throws Exception {
         java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
         CoordClient c = CoordClient.connect(CoordSettings.builder().connectString(server.getConnectString()).namespace(namespace)
                 .sessionTimeout(Duration.ofSeconds(3)).build());
@@ -516,7 +517,10 @@ class NodeLeaseIT {
                 "no thread of the closed client is left: " + coordThreadsSince(before));
     }
 
-    /** The stall monitor samples on the client's timer: a client's only threads are its events, callback and timer threads. */
+    /**
+     * The stall monitor samples on the shared scheduler: a client's only threads of Coord's are its
+     * events, callback and timer threads (and the scheduler every client of the JVM shares).
+     */
     @Test
     void aClientRunsNoThreadOfItsOwnBesideItsEventsCallbackAndTimerThreads() throws Exception {
         java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
@@ -527,7 +531,7 @@ class NodeLeaseIT {
                 "the client's own timer runs");
         List<String> names = coordThreadsSince(before).stream().map(Thread::getName).toList();
         assertTrue(names.stream().allMatch(n -> n.startsWith("coord-events-") || n.startsWith("coord-callbacks-")
-                || n.startsWith("coord-timer-")), "threads of one client: " + names);
+                || n.startsWith("coord-timer-") || n.equals(SharedScheduler.THREAD_NAME)), "threads of one client: " + names);
         lease.close();
     }
 
