@@ -159,10 +159,11 @@ class ClientThreadsIT {
         CoordClient b = client(s -> s.ticker(() -> System.nanoTime() + stalled.get()));
         CountDownLatch stuck = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Zk.of(a).timer().execute(() -> {
+        // scheduled, not executed: it comes due through the shared thread, as every timed task does
+        Zk.of(a).timer().schedule(() -> {
             stuck.countDown();
             awaitUninterruptibly(release);
-        });
+        }, 1, TimeUnit.MILLISECONDS);
         assertTrue(stuck.await(scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS), "A's timer task runs");
         AtomicBoolean aLater = new AtomicBoolean();
         Zk.of(a).timer().schedule(() -> aLater.set(true), 1, TimeUnit.MILLISECONDS);
