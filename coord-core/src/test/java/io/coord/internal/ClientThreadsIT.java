@@ -8,13 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coord.CoordClient;
-import io.coord.CoordException;
 import io.coord.CoordPath;
 import io.coord.CoordSession;
 import io.coord.CoordSettings;
 import io.coord.CoreTestSupport;
-import io.coord.Lease;
-import io.coord.LeaseListener;
 import io.coord.LeaseState;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -175,22 +172,7 @@ class ClientThreadsIT {
             Zk zkB = Zk.of(b);
             NodeLease lease = LeaseNodes.lease(zkB, LeaseNodes.create(zkB, PARENT, "lease-", new byte[0], true));
             List<String> events = new CopyOnWriteArrayList<>();
-            lease.addListener(new LeaseListener() {
-                @Override
-                public void onUncertain(Lease l) {
-                    events.add("uncertain");
-                }
-
-                @Override
-                public void onRestored(Lease l) {
-                    events.add("restored");
-                }
-
-                @Override
-                public void onLost(Lease l, CoordException cause) {
-                    events.add("lost");
-                }
-            }, listenerThread);
+            lease.addListener(NodeLeaseIT.recorder(events), listenerThread);
             stalled.addAndGet(b.negotiatedSessionTimeout().toNanos()); // B's stall monitor sees B stall
             await(Duration.ofSeconds(10), () -> events.equals(List.of("uncertain", "restored")),
                     () -> "B's stall monitor fired and one round trip confirmed B's lease: " + events);

@@ -556,7 +556,8 @@ class NodeLeaseIT {
                 .filter(t -> t.isAlive() && t.getName().startsWith("coord-") && !before.contains(t)).toList();
     }
 
-    private static LeaseListener recorder(List<String> events) {
+    /** Records each call by name ("uncertain", "restored", "lost", "released"); also ClientThreadsIT's. */
+    static LeaseListener recorder(List<String> events) {
         return new LeaseListener() {
             @Override
             public void onUncertain(Lease l) {
