@@ -17,6 +17,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -26,49 +30,65 @@ import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * {@code config.propagation}: from a write returning to each of 50 watchers' listener being told
- * the new version. Ours: {@link ConfigStore#put} (one transaction with the history entry) and 50
- * {@link LiveConfig} readers with their defaults (reports on, listener on a direct executor); the
- * peer: a plain Curator {@code setData} and 50 {@code CuratorCache} (single node) listeners. A
- * listener told before the write returned (the server sends the notification before the writer's
- * answer) counts as 0.
+ * {@code config.propagation}: from a write's start ({@link ConfigStore#put} called) to each of N
+ * watchers' listener being told the new version, for N in {@value #READERS_DEFAULT} (the system
+ * property {@value #READERS_PROPERTY} overrides). Ours: {@code put} (one transaction with the
+ * history entry) and N {@link LiveConfig} readers with their defaults (reports on, listener on a
+ * direct executor); the peer: a plain Curator {@code setData} (with the version from its last
+ * reply) and N {@code CuratorCache} (single node) listeners. Each watcher is its own client and
+ * session, as a new user would run them; with {@value #SHARED_PROPERTY}{@code =true} all N share
+ * one client instead.
  *
  * <p>Made to be compared at the p99, on a shared, noisy machine:
  * <ul>
- *   <li>Both sides are watched at once, each on its own node, by the same 50 sessions (one client
- *       per watcher) and written by the same writer; their updates <b>alternate one by one</b>
- *       (the order of each pair alternating too), so a burst of load elsewhere on the machine
- *       falls on both alike instead of on whichever side's round it hit.</li>
- *   <li>A warm-up of {@code --ops} updates per side first (JIT, caches, connections), not
- *       counted.</li>
- *   <li>Percentiles over <b>all</b> samples of all rounds of a side ({@code --rounds} x
- *       {@code --ops} updates x 50 watchers: 7 x 80 x 50 = 28,000 by default, so the p99 rests on
- *       the 280 slowest), not a median of per-round p99s that each rest on a few dozen. The count
- *       is reported as the {@code samples} figure; {@code --verbose} shows each round's p99 ratio,
- *       to judge the spread.</li>
+ *   <li>Both sides are watched at once, each on its own node, by the same N watchers' clients and
+ *       written by the same writer; their updates <b>alternate one by one</b> (the order of each
+ *       pair alternating too), so a burst of load elsewhere on the machine falls on both alike
+ *       instead of on whichever side's round it hit.</li>
+ *   <li>A warm-up of {@code ops} updates per side first (JIT, caches, connections), not
+ *       counted. {@code ops} per round is {@value #SAMPLES_PER_ROUND} samples / N (at least
+ *       {@value #MIN_OPS}) unless {@code --ops} says otherwise, so every size gets about as many
+ *       samples and the whole run stays short.</li>
+ *   <li>Percentiles over <b>all</b> samples of all rounds of a side, not a median of per-round
+ *       p99s that each rest on a few dozen. {@code --verbose} shows each round's p99 ratio, to
+ *       judge the spread.</li>
  *   <li>The same listener work: a LiveConfig listener gets the value decoded by the reader (JSON
  *       into a record); the peer's listener decodes the node's bytes into the same record with
  *       Jackson, as an application using CuratorCache for typed config must.</li>
  *   <li>The next write waits until every watcher of the last one (of either side) saw it, so no
  *       update coalesces and the sides never overlap.</li>
  * </ul>
+ * After the timed rounds, {@value #COUNTED} more updates per side are counted by the server
+ * ({@code cons}): the writer's requests per put, each watcher's requests until it saw the change,
+ * and (ours only) the follow-up requests after it (the report each reader rewrites
+ * {@code FollowUps.QUIET_MS} after a change).
  *
  * <p>{@code -Dbench.noReports=true} runs ours without the readers' reports, to see their share.
  */
 final class ConfigPropagationBench implements Benchmark {
     static final String NAME = "config.propagation";
+    static final String READERS_PROPERTY = "coord.bench.config.readers";
+    static final String READERS_DEFAULT = "50,200,500";
+    static final String SHARED_PROPERTY = "coord.bench.config.shared";
     /**
-     * Updates per side and round. A stall delays all 50 samples of the update it hits, so the p99
-     * of the samples comes from the slowest 1-3% of the updates: 300 x 7 rounds puts a few dozen
-     * updates under it, where 80 x 7 put about ten.
+     * Samples per side and round (updates x watchers): 120 updates per round at 50 watchers, 30 at
+     * 200, 12 at 500, so 50,200,500 at 7 rounds runs in well under 2 minutes (2 rounds took 85 s
+     * at 15,000). A stall delays all N samples of the update it hits, so the p99 comes from the
+     * slowest 1-3% of the updates: for a tighter p99 interval give more with {@code --ops}.
      */
-    static final int DEFAULT_OPS = 300;
+    static final int SAMPLES_PER_ROUND = 6_000;
+    static final int MIN_OPS = 10;
+    /** Updates per side counted by the server after the timed rounds. */
+    static final int COUNTED = 3;
     /** Bootstrap resamples for the p99 ratio's interval. */
     static final int BOOTSTRAP = 400;
-    static final int WATCHERS = 50;
+    /** Threads connecting and closing the watchers' clients (thousands of them at the largest sizes). */
+    private static final int CONNECTORS = 8;
+    /** Longer than a reader's report delay ({@code FollowUps.QUIET_MS}, 250 ms): the follow-ups of a change are sent by then. */
+    private static final Duration FOLLOW_UPS = Duration.ofMillis(700);
     private static final String PEER = "curator-CuratorCache";
     private static final String PEER_PATH = "/bench/config-peer/propagation";
-    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Duration WAIT = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The benchmark's value: a counter and ~100 bytes of padding. */
@@ -77,8 +97,8 @@ final class ConfigPropagationBench implements Benchmark {
 
     /** What the watchers of one update must see: the version, and when each saw it. */
     private record Target(long version, AtomicLongArray arrivals, CountDownLatch all) {
-        Target(long version) {
-            this(version, new AtomicLongArray(WATCHERS), new CountDownLatch(WATCHERS));
+        Target(long version, int watchers) {
+            this(version, new AtomicLongArray(watchers), new CountDownLatch(watchers));
         }
 
         void saw(int watcher, long seen) {
@@ -90,11 +110,17 @@ final class ConfigPropagationBench implements Benchmark {
 
     /** One side: its watchers, its writes, and where their listeners report. */
     private abstract static class Side implements AutoCloseable {
-        volatile Target target = new Target(Long.MAX_VALUE);
+        final int watchers;
+        volatile Target target;
         /** Every measured sample of the side, all rounds. */
         Latencies all;
         /** Each measured update's samples (nanoseconds, one per watcher), in order: update i of both sides ran back to back. */
         final List<long[]> updates = new ArrayList<>();
+
+        Side(int watchers) {
+            this.watchers = watchers;
+            this.target = new Target(Long.MAX_VALUE, watchers);
+        }
 
         /** How many measured updates had a watcher at or above {@code thresholdMs}. */
         long updatesAtOrAbove(double thresholdMs) {
@@ -110,21 +136,24 @@ final class ConfigPropagationBench implements Benchmark {
         @Override
         public abstract void close();
 
-        /** One update: write, then wait until all watchers saw it; their latencies from the write's return go to {@code into} (and {@code all}). */
+        /**
+         * One update: write, then wait until all watchers saw it; their latencies from the write's
+         * start go to {@code into} (and, if measured, {@code all}).
+         */
         void update(int n, Latencies into, boolean measured) throws InterruptedException {
-            Target t = new Target(nextVersion());
+            Target t = new Target(nextVersion(), watchers);
             target = t;
-            long written = write(n);
             long t0 = System.nanoTime();
+            long written = write(n);
             if (written != t.version()) {
                 throw new IllegalStateException(getClass().getSimpleName() + " wrote version " + written + ", expected " + t.version());
             }
             if (!t.all().await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException("only " + (WATCHERS - t.all().getCount()) + " of " + WATCHERS + " " + getClass().getSimpleName()
-                        + " watchers saw version " + t.version() + " within " + WAIT);
+                throw new IllegalStateException("only " + (watchers - t.all().getCount()) + " of " + watchers + " "
+                        + getClass().getSimpleName() + " watchers saw version " + t.version() + " within " + WAIT);
             }
-            long[] samples = new long[WATCHERS];
-            for (int w = 0; w < WATCHERS; w++) {
+            long[] samples = new long[watchers];
+            for (int w = 0; w < watchers; w++) {
                 samples[w] = Math.max(0, t.arrivals().get(w) - t0);
                 into.add(samples[w]);
                 if (measured) {
@@ -137,6 +166,10 @@ final class ConfigPropagationBench implements Benchmark {
         }
     }
 
+    /** What the server counted for one side, per update: the writer's requests, and each watcher's until seen and after. */
+    private record Counted(double perPut, double perReader, double followUpsPerReader) {
+    }
+
     @Override
     public String name() {
         return NAME;
@@ -144,30 +177,63 @@ final class ConfigPropagationBench implements Benchmark {
 
     @Override
     public String description() {
-        return "write returns -> each of 50 watchers' listener (ConfigStore.put + LiveConfig); peer: setData + CuratorCache;"
-                + " updates of both sides alternate";
+        return "put starts -> each of " + System.getProperty(READERS_PROPERTY, READERS_DEFAULT) + " watchers' listener (ConfigStore.put + LiveConfig, "
+                + (shared() ? "one shared client" : "each its own client") + "); peer: setData + CuratorCache; updates of both sides alternate";
+    }
+
+    static List<Integer> readers() {
+        List<Integer> out = new ArrayList<>();
+        for (String s : System.getProperty(READERS_PROPERTY, READERS_DEFAULT).split(",")) {
+            int n;
+            try {
+                n = Integer.parseInt(s.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(READERS_PROPERTY + " must be a comma-separated list of reader counts, got '"
+                        + System.getProperty(READERS_PROPERTY) + "'", e);
+            }
+            if (n < 1) {
+                throw new IllegalArgumentException(READERS_PROPERTY + ": a reader count must be >= 1, got " + n);
+            }
+            out.add(n);
+        }
+        return out;
+    }
+
+    static boolean shared() {
+        return Boolean.getBoolean(SHARED_PROPERTY);
     }
 
     @Override
     public List<Figure> run(BenchContext ctx) throws InterruptedException {
-        int n = ctx.ops(DEFAULT_OPS);
-        List<CoordClient> clients = new ArrayList<>();
+        List<Figure> figures = new ArrayList<>();
+        for (int n : readers()) {
+            figures.addAll(runAt(ctx, n, shared()));
+        }
+        return figures;
+    }
+
+    private List<Figure> runAt(BenchContext ctx, int watchers, boolean shared) throws InterruptedException {
+        int n = ctx.ops(Math.max(MIN_OPS, SAMPLES_PER_ROUND / watchers));
+        String at = NAME + " " + watchers + (shared ? " (shared client)" : "");
+        List<CoordClient> clients = connect(ctx, shared ? 1 : watchers);
+        CoordClient writer = null;
         try {
-            for (int i = 0; i <= WATCHERS; i++) {
-                clients.add(ctx.newCoordClient());
+            writer = ctx.newCoordClient();
+            List<CoordClient> perWatcher = new ArrayList<>();
+            for (int i = 0; i < watchers; i++) {
+                perWatcher.add(clients.get(shared ? 0 : i));
             }
-            CoordClient writer = clients.get(WATCHERS);
-            try (Ours ours = new Ours(clients, writer); Peer peer = new Peer(clients, writer.curator())) {
-                ours.all = new Latencies(ctx.rounds() * n * WATCHERS);
-                peer.all = new Latencies(ctx.rounds() * n * WATCHERS);
-                Latencies warm = new Latencies(2 * n * WATCHERS);
+            try (Ours ours = new Ours(perWatcher, writer); Peer peer = new Peer(perWatcher, writer.curator())) {
+                ours.all = new Latencies(ctx.rounds() * n * watchers);
+                peer.all = new Latencies(ctx.rounds() * n * watchers);
+                Latencies warm = new Latencies(2 * n * watchers);
                 for (int i = 0; i < n; i++) {
                     ours.update(i, warm, false);
                     peer.update(i, warm, false);
                 }
                 for (int round = 0; round < ctx.rounds(); round++) {
-                    Latencies o = new Latencies(n * WATCHERS);
-                    Latencies p = new Latencies(n * WATCHERS);
+                    Latencies o = new Latencies(n * watchers);
+                    Latencies p = new Latencies(n * watchers);
                     for (int i = 0; i < n; i++) {
                         // ABAB in one round, BABA in the next: neither side always goes first
                         if ((i + round) % 2 == 0) {
@@ -178,34 +244,112 @@ final class ConfigPropagationBench implements Benchmark {
                             ours.update(i, o, true);
                         }
                     }
-                    ctx.progress(String.format(Locale.ROOT, "  round %d: ours p50 %s p99 %s ms | peer p50 %s p99 %s ms | p99 ratio %.2f",
-                            round + 1, Table.number(o.percentileMs(0.50)), Table.number(o.percentileMs(0.99)),
+                    ctx.progress(String.format(Locale.ROOT, "  %s round %d: ours p50 %s p99 %s ms | peer p50 %s p99 %s ms | p99 ratio %.2f",
+                            at, round + 1, Table.number(o.percentileMs(0.50)), Table.number(o.percentileMs(0.99)),
                             Table.number(p.percentileMs(0.50)), Table.number(p.percentileMs(0.99)),
                             o.percentileMs(0.99) / Math.max(1e-9, p.percentileMs(0.99))));
                 }
                 Latencies o = ours.all;
                 Latencies p = peer.all;
                 // The samples of one update are not independent: a stall of the machine (GC, another
-                // process, a disk sync) delays all 50 watchers of whichever update it hits. Say how
+                // process, a disk sync) delays all watchers of whichever update it hits. Say how
                 // many updates each side's tail comes from, not only how many samples.
                 ctx.progress(String.format(Locale.ROOT, "  %s: percentiles over %d samples (%d updates) per side; the p99 rests on the"
-                                + " %d slowest samples, from %d updates (ours) and %d updates (peer)", NAME, o.count(), ours.updates.size(),
+                                + " %d slowest samples, from %d updates (ours) and %d updates (peer)", at, o.count(), ours.updates.size(),
                         o.count() - (int) Math.ceil(0.99 * o.count()) + 1, ours.updatesAtOrAbove(o.percentileMs(0.99)),
                         peer.updatesAtOrAbove(p.percentileMs(0.99))));
                 double[] ci = ratioInterval(ours.updates, peer.updates, 0.99);
-                ctx.progress(String.format(Locale.ROOT, "  %s: p99 ratio ours/peer %.2f, 90%% interval %.2f .. %.2f (bootstrap over update"
-                        + " pairs, %d resamples)", NAME, o.percentileMs(0.99) / p.percentileMs(0.99), ci[0], ci[1], BOOTSTRAP));
+                ctx.progress(String.format(Locale.ROOT, "  %s: p50 ratio %.2f, p99 ratio ours/peer %.2f, 90%% interval %.2f .. %.2f"
+                                + " (bootstrap over update pairs, %d resamples)", at, o.percentileMs(0.50) / p.percentileMs(0.50),
+                        o.percentileMs(0.99) / p.percentileMs(0.99), ci[0], ci[1], BOOTSTRAP));
+                ServerCounters server = new ServerCounters(ctx.connectString());
+                long writerSession = ServerCounters.session(writer.curator());
+                List<Long> sessions = clients.stream().map(c -> ServerCounters.session(c.curator())).toList();
+                Counted oc = count(ours, server, writerSession, sessions);
+                Counted pc = count(peer, server, writerSession, sessions);
+                ctx.progress(String.format(Locale.ROOT, "  %s: server requests per put %.1f (ours) %.1f (peer); per watcher per change"
+                                + " %.2f (ours) %.2f (peer), and after it %.2f (ours: its report)", at, oc.perPut(), pc.perPut(),
+                        oc.perReader(), pc.perReader(), oc.followUpsPerReader()));
+                String m = "latency." + watchers + (shared ? ".shared" : "");
+                String r = watchers + (shared ? ".shared" : "");
                 return List.of(
-                        Figure.lower(NAME, "latency.p50", "ms", o.percentileMs(0.50), p.percentileMs(0.50), PEER),
-                        Figure.lower(NAME, "latency.p99", "ms", o.percentileMs(0.99), p.percentileMs(0.99), PEER),
-                        Figure.lower(NAME, "latency.max", "ms", o.percentileMs(1.0), p.percentileMs(1.0), PEER),
-                        Figure.higher(NAME, "samples", "samples", o.count(), (double) p.count(), PEER),
-                        Figure.lower(NAME, "latency.p99.ratio.ci90.low", "ratio", ci[0], null, null),
-                        Figure.lower(NAME, "latency.p99.ratio.ci90.high", "ratio", ci[1], null, null));
+                        Figure.lower(NAME, m + ".p50", "ms", o.percentileMs(0.50), p.percentileMs(0.50), PEER),
+                        Figure.lower(NAME, m + ".p99", "ms", o.percentileMs(0.99), p.percentileMs(0.99), PEER),
+                        Figure.lower(NAME, m + ".max", "ms", o.percentileMs(1.0), p.percentileMs(1.0), PEER),
+                        Figure.higher(NAME, "samples." + r, "samples", o.count(), (double) p.count(), PEER),
+                        Figure.lower(NAME, m + ".p99.ratio.ci90.low", "ratio", ci[0], null, null),
+                        Figure.lower(NAME, m + ".p99.ratio.ci90.high", "ratio", ci[1], null, null),
+                        Figure.lower(NAME, "requests.put." + r, "requests", oc.perPut(), pc.perPut(), PEER),
+                        Figure.lower(NAME, "requests.watcher." + r, "requests", oc.perReader(), pc.perReader(), PEER),
+                        Figure.lower(NAME, "requests.watcher.followUps." + r, "requests", oc.followUpsPerReader(), null, null));
             }
         } finally {
-            for (int i = clients.size() - 1; i >= 0; i--) {
-                clients.get(i).close();
+            if (writer != null) {
+                writer.close();
+            }
+            closeAll(clients);
+        }
+    }
+
+    /**
+     * {@value #COUNTED} updates of {@code side}, one at a time, each between quiet readings: the
+     * writer's requests, the watchers' until all saw it, and theirs in the {@link #FOLLOW_UPS} after.
+     */
+    private static Counted count(Side side, ServerCounters server, long writer, List<Long> watchers) throws InterruptedException {
+        long put = 0;
+        long seen = 0;
+        long after = 0;
+        Latencies ignored = new Latencies(COUNTED * side.watchers);
+        for (int i = 0; i < COUNTED; i++) {
+            ServerCounters.Reading before = server.settled();
+            side.update(i, ignored, false);
+            ServerCounters.Reading allSaw = server.read();
+            Thread.sleep(FOLLOW_UPS.toMillis());
+            ServerCounters.Reading end = server.settled();
+            put += end.requests(before, writer);
+            seen += allSaw.requests(before, watchers);
+            after += end.requests(allSaw, watchers);
+        }
+        double changes = (double) COUNTED * side.watchers;
+        return new Counted(put / (double) COUNTED, seen / changes, after / changes);
+    }
+
+    /** {@code count} new clients, connected {@value #CONNECTORS} at a time. */
+    private static List<CoordClient> connect(BenchContext ctx, int count) throws InterruptedException {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(CONNECTORS, count));
+        try {
+            List<Future<CoordClient>> futures = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                futures.add(pool.submit(ctx::newCoordClient));
+            }
+            List<CoordClient> ordered = new ArrayList<>();
+            RuntimeException failed = null;
+            for (Future<CoordClient> f : futures) {
+                try {
+                    ordered.add(f.get());
+                } catch (ExecutionException e) {
+                    failed = failed != null ? failed : new IllegalStateException("a watcher's client did not connect: " + e.getCause(), e.getCause());
+                }
+            }
+            if (failed != null) {
+                closeAll(ordered);
+                throw failed;
+            }
+            return ordered;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Closes the clients, {@value #CONNECTORS} at a time (one after the other, 2,000 would take minutes). */
+    private static void closeAll(List<CoordClient> clients) throws InterruptedException {
+        ExecutorService pool = Executors.newFixedThreadPool(CONNECTORS);
+        try {
+            clients.forEach(c -> pool.execute(c::close));
+        } finally {
+            pool.shutdown();
+            if (!pool.awaitTermination(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                pool.shutdownNow();
             }
         }
     }
@@ -246,10 +390,11 @@ final class ConfigPropagationBench implements Benchmark {
         private long version;
 
         Ours(List<CoordClient> clients, CoordClient writer) throws InterruptedException {
+            super(clients.size());
             store = ConfigStore.open(writer, ConfigOptions.defaults());
             store.createIfAbsent(key, payload(0));
             try {
-                for (int i = 0; i < WATCHERS; i++) {
+                for (int i = 0; i < watchers; i++) {
                     int watcher = i;
                     LiveConfig<Payload> reader = LiveConfig.watch(clients.get(i), key, ConfigOptions.builder().instanceId("bench-" + i)
                             .reportApplied(!Boolean.getBoolean("bench.noReports")).build());
@@ -296,6 +441,7 @@ final class ConfigPropagationBench implements Benchmark {
         private int version;
 
         Peer(List<CoordClient> clients, CuratorFramework writer) throws InterruptedException {
+            super(clients.size());
             this.writer = writer;
             try {
                 try {
@@ -309,8 +455,8 @@ final class ConfigPropagationBench implements Benchmark {
             } catch (Exception e) {
                 throw new IllegalStateException("could not create " + PEER_PATH, e);
             }
-            CountDownLatch primed = new CountDownLatch(WATCHERS);
-            for (int i = 0; i < WATCHERS; i++) {
+            CountDownLatch primed = new CountDownLatch(watchers);
+            for (int i = 0; i < watchers; i++) {
                 int watcher = i;
                 CuratorCache cache = CuratorCache.build(clients.get(i).curator(), PEER_PATH, CuratorCache.Options.SINGLE_NODE_CACHE);
                 cache.listenable().addListener(CuratorCacheListener.builder()

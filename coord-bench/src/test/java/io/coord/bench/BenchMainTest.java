@@ -34,6 +34,8 @@ class BenchMainTest {
     static {
         // The membership scale curve's 10, 100 and 500 members are for ./coord bench, not a smoke run.
         System.setProperty(MembershipScaleBench.SIZES_PROPERTY, System.getProperty(MembershipScaleBench.SIZES_PROPERTY, "4"));
+        // Likewise the config propagation's 50, 200 and 500 readers.
+        System.setProperty(ConfigPropagationBench.READERS_PROPERTY, System.getProperty(ConfigPropagationBench.READERS_PROPERTY, "4"));
     }
 
     @TempDir

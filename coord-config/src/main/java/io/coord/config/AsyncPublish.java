@@ -23,7 +23,9 @@ import org.apache.zookeeper.OpResult;
  * thread waiting for it. Each step is sent in the background and the next one is taken in its
  * callback (on ZooKeeper's event thread, where nothing blocks):
  * <ol>
- *   <li>look, in one round trip: the key's stat (its version, for a put) and the history's names;
+ *   <li>look, unless this store's last committed publish of the key left a guess (its version and
+ *       history names, see {@link Publisher}), which the first attempt sends on at once; else in
+ *       one round trip: the key's stat (its version, for a put) and the history's names;
  *       if the history directory is missing, its ancestors' stats (a second round trip, first
  *       publish of a key only);
  *   <li>the transaction, sent once (outside Curator's retry loop): creates of the missing
@@ -88,6 +90,11 @@ final class AsyncPublish {
                     + Publisher.MAX_ATTEMPTS + " times; nothing was written"));
             return;
         }
+        Publisher.Known guess = attempts == 1 ? publisher.take(node, expected) : null;
+        if (guess != null) {
+            step(() -> send(new ArrayList<>(), guess.history(), guess.version()));
+            return;
+        }
         CompletableFuture<CuratorEvent> stat = Background.call(zk, node, cb -> curator.checkExists().inBackground(cb).forPath(node.value()));
         CompletableFuture<CuratorEvent> listed = Background.call(zk, historyDir,
                 cb -> curator.getChildren().inBackground(cb).forPath(historyDir.value()));
@@ -147,14 +154,17 @@ final class AsyncPublish {
         }
         long version = base == Publisher.ABSENT ? 0 : base + 1;
         int keyOp = creates.size();
-        List<CuratorOp> ops = publisher.ops(app, key, node, historyDir, history, bytes, base, version, creates);
+        Publisher.Plan plan = publisher.plan(app, key, node, historyDir, history, bytes, base, version, creates);
+        List<CuratorOp> ops = plan.ops();
         io.coord.internal.Payloads.checkTransaction(ops, io.coord.internal.Payloads.TRANSACTION_LIMIT);
-        zk.multiOnceAsync(node, ops).thenAccept(answer -> step(() -> answered(answer, ops, keyOp, version))).exceptionally(this::failed);
+        zk.multiOnceAsync(node, ops).thenAccept(answer -> step(() -> answered(answer, plan, keyOp, version))).exceptionally(this::failed);
     }
 
-    private void answered(Zk.MultiAnswer answer, List<CuratorOp> ops, int keyOp, long version) {
+    private void answered(Zk.MultiAnswer answer, Publisher.Plan plan, int keyOp, long version) {
+        List<CuratorOp> ops = plan.ops();
         KeeperException.Code code = answer.code();
         if (code == KeeperException.Code.OK) {
+            publisher.remember(node, version, plan.historyAfter());
             work.complete(version);
             return;
         }

@@ -8,6 +8,7 @@ import io.coord.internal.Zk;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
@@ -24,6 +25,18 @@ import org.apache.zookeeper.data.Stat;
  * write; a real version is a compare-and-set; {@link #ABSENT} is create-if-absent. A transaction
  * whose answer was lost may have committed: when the retry then conflicts, the node is read, and
  * if it holds exactly our bytes at exactly the version we would have made, that was our write.
+ *
+ * <p>Reading first costs round trips before the write readers wait for (a put was the key's stat,
+ * the history's listing and its directory's stat, then the transaction: 4 requests, where a plain
+ * setData with the version from its last reply is 1). So the store remembers, from its own
+ * committed replies, the version and history names each key was left with ({@link Known}), and the
+ * next publish of that key sends its transaction at once: 1 request. That is only a guess, safe
+ * because every operation in the transaction is conditional: the setData on that version, the
+ * create of a history name that must not exist, the deletes of names that must. If anyone else
+ * wrote meanwhile the transaction fails whole, nothing is written, and the publish reads and
+ * retries as without a guess. The history stays in the same transaction as the value: splitting
+ * them would not make the value's write any sooner (one multi is one server transaction, one
+ * fsync) and would open a window where a version has no history entry.
  */
 final class Publisher {
     static final long ANY = -2;
@@ -31,10 +44,13 @@ final class Publisher {
     /** Result of a create-if-absent that found the key already there. */
     static final long EXISTED = -1;
     static final int MAX_ATTEMPTS = 20;
+    /** Keys whose last publish this store remembers; past it, it forgets them all (each then reads once). */
+    static final int MAX_KNOWN = 1024;
 
     private final Zk zk;
     private final CuratorFramework curator;
     private final int historyDepth;
+    private final ConcurrentHashMap<CoordPath, Known> known = new ConcurrentHashMap<>();
 
     Publisher(Zk zk, int historyDepth) {
         this.zk = zk;
@@ -57,15 +73,29 @@ final class Publisher {
     long publish(String app, String key, byte[] bytes, long expected, Extra extra) throws InterruptedException {
         CoordPath node = ConfigLayout.key(app, key);
         CoordPath historyDir = ConfigLayout.historyDir(app, key);
-        ensure(historyDir);
+        Known guess = take(node, expected);
+        boolean ensured = false;
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             long base = expected;
-            if (expected == ANY) {
-                Stat stat = zk.call(node, () -> curator.checkExists().forPath(node.value()));
-                base = stat == null ? ABSENT : stat.getVersion();
+            List<String> children;
+            if (guess != null) {
+                base = guess.version();
+                children = guess.history();
+                guess = null; // one try: if it fails, the retry reads
+            } else {
+                if (!ensured) {
+                    ensure(historyDir);
+                    ensured = true;
+                }
+                if (expected == ANY) {
+                    Stat stat = zk.call(node, () -> curator.checkExists().forPath(node.value()));
+                    base = stat == null ? ABSENT : stat.getVersion();
+                }
+                children = zk.call(historyDir, () -> curator.getChildren().forPath(historyDir.value()));
             }
             long version = base == ABSENT ? 0 : base + 1;
-            List<CuratorOp> ops = ops(app, key, node, historyDir, bytes, base, version);
+            Plan plan = plan(app, key, node, historyDir, children, bytes, base, version, new ArrayList<>());
+            List<CuratorOp> ops = plan.ops();
             int nodeOps = ops.size();
             if (extra != null) {
                 ops.addAll(zk.call(node, extra::ops));
@@ -83,6 +113,7 @@ final class Publisher {
                 }
             });
             if (failure == null) {
+                remember(node, version, plan.historyAfter());
                 return version;
             }
             int failed = failedOp(failure.getResults());
@@ -106,15 +137,42 @@ final class Publisher {
                         + (now == null ? "the key does not exist" : "the current version is " + now.getVersion())
                         + "; nothing was written", failure);
             }
-            // ANY lost a race with another writer, or history changed under us: read again and retry
+            // ANY lost a race with another writer, history changed under us, or the guess was stale: read again and retry
         }
         throw new ConflictException("publishing " + node + " lost to concurrent writers " + MAX_ATTEMPTS + " times; nothing was written");
     }
 
-    private List<CuratorOp> ops(String app, String key, CoordPath node, CoordPath historyDir, byte[] bytes, long base, long version)
-            throws InterruptedException {
-        List<String> history = zk.call(historyDir, () -> curator.getChildren().forPath(historyDir.value()));
-        return ops(app, key, node, historyDir, history, bytes, base, version, new ArrayList<>());
+    /**
+     * What this store's last committed publish of a key left there, from its own reply: the key's
+     * version and its history's names.
+     */
+    record Known(long version, List<String> history) {
+    }
+
+    /**
+     * The guess for a publish of {@code node} expecting {@code expected}, taken out (a concurrent
+     * publish of the same key reads for itself), or null: none kept, a create-if-absent, or a
+     * compare-and-set expecting another version than the one this store left (that one reads, to
+     * name the current version if it lost).
+     */
+    Known take(CoordPath node, long expected) {
+        if (expected == ABSENT) {
+            return null;
+        }
+        Known guess = known.remove(node);
+        return guess != null && (expected == ANY || expected == guess.version()) ? guess : null;
+    }
+
+    /** After a committed publish: what it left, for the next publish of the key to send at once. */
+    void remember(CoordPath node, long version, List<String> history) {
+        if (known.size() >= MAX_KNOWN) {
+            known.clear(); // a store writing many keys pays one read per key again, not unbounded memory
+        }
+        known.put(node, new Known(version, List.copyOf(history)));
+    }
+
+    /** A publish transaction and the history names it leaves once it commits. */
+    record Plan(List<CuratorOp> ops, List<String> historyAfter) {
     }
 
     /**
@@ -122,9 +180,10 @@ final class Publisher {
      * directories): the key's write first, then the history entry and the trimming of the oldest,
      * given the history's current names.
      */
-    List<CuratorOp> ops(String app, String key, CoordPath node, CoordPath historyDir, List<String> children, byte[] bytes,
-                        long base, long version, List<CuratorOp> ops) {
+    Plan plan(String app, String key, CoordPath node, CoordPath historyDir, List<String> children, byte[] bytes,
+              long base, long version, List<CuratorOp> ops) {
         List<String> history = ConfigLayout.sortedHistory(children);
+        List<String> after;
         try {
             ops.add(base == ABSENT ? curator.transactionOp().create().forPath(node.value(), bytes)
                     : curator.transactionOp().setData().withVersion((int) base).forPath(node.value(), bytes));
@@ -134,15 +193,17 @@ final class Publisher {
                 // left over from a key deleted outside Coord: the new version replaces it
                 ops.add(curator.transactionOp().delete().forPath(historyDir.child(name).value()));
             }
-            int drop = kept.size() + 1 - historyDepth;
+            int drop = Math.max(0, kept.size() + 1 - historyDepth);
             for (int i = 0; i < drop; i++) {
                 ops.add(curator.transactionOp().delete().forPath(historyDir.child(kept.get(i)).value()));
             }
             ops.add(curator.transactionOp().create().forPath(ConfigLayout.historyNode(app, key, version).value(), bytes));
+            after = new ArrayList<>(kept.subList(drop, kept.size()));
+            after.add(name);
         } catch (Exception e) {
             throw zk.translate(e, node);
         }
-        return ops;
+        return new Plan(ops, after);
     }
 
     /** Index of the operation that made the transaction fail, or -1. */
