@@ -4,6 +4,7 @@ import io.coord.Codec;
 import io.coord.CoordClient;
 import io.coord.queue.QueueOptions;
 import io.coord.queue.TaskQueue;
+import io.coord.queue.TaskSpec;
 import io.coord.queue.TaskWorker;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -11,6 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -32,7 +35,9 @@ import org.apache.zookeeper.ZooKeeper;
  * <ul>
  *   <li>enqueue/s, one producer, one unkeyed task per call: ours (one create named with a unique id,
  *       sent once; the depth re-read every 100 enqueues below half the cap) vs
- *       {@code DistributedQueue.put} (one create);
+ *       {@code DistributedQueue.put} (one create); and ours with {@code enqueueAsync}, {@value #IN_FLIGHT}
+ *       calls in flight on the producer's one session ({@code enqueueAsync.inflight64}), against the
+ *       same sync {@code put};
  *   <li>claim+complete/s with 1 and with 4 consumers (each its own client and session; ours is a
  *       {@link TaskWorker} of concurrency 1 with an empty handler, which completes each task and
  *       claims the next in one transaction): ours vs
@@ -57,6 +62,9 @@ final class QueueBench implements Benchmark {
     private static final String CURATOR_DQ_UNSAFE = "curator-DistributedQueue(no lockPath)";
     private static final String CURATOR_SIMPLE = "curator-SimpleDistributedQueue";
     private static final String RAW_CREATE_DELETE = "raw-create+delete";
+    private static final String OURS_ASYNC = "ours-enqueueAsync";
+    /** Calls in flight for the async side (issue 18: at least 10x DistributedQueue.put with 64). */
+    static final int IN_FLIGHT = 64;
 
     private final AtomicInteger paths = new AtomicInteger();
 
@@ -67,7 +75,8 @@ final class QueueBench implements Benchmark {
 
     @Override
     public String description() {
-        return "task queue: enqueue/s and claim+complete/s with 1 and 4 consumers; peers: Curator DistributedQueue"
+        return "task queue: enqueue/s (sync, and enqueueAsync with " + IN_FLIGHT + " in flight) and claim+complete/s"
+                + " with 1 and 4 consumers; peers: Curator DistributedQueue"
                 + " (lockPath), reference lines DistributedQueue without lockPath and SimpleDistributedQueue";
     }
 
@@ -85,9 +94,11 @@ final class QueueBench implements Benchmark {
 
         Map<String, Side> enqueue = new LinkedHashMap<>();
         enqueue.put("ours", t -> oursEnqueue(ctx, t));
+        enqueue.put(OURS_ASYNC, t -> oursEnqueueAsync(ctx, t));
         enqueue.put(CURATOR_DQ, t -> dqPut(ctx, t));
         Map<String, List<Double>> e = rounds(ctx, "enqueue", enqueue, n, rounds);
         figures.add(figure("enqueue", e, CURATOR_DQ));
+        figures.add(figure("enqueueAsync.inflight" + IN_FLIGHT, e, OURS_ASYNC, CURATOR_DQ));
 
         for (int consumers : new int[] {1, 4}) {
             Map<String, Side> consume = new LinkedHashMap<>();
@@ -111,7 +122,11 @@ final class QueueBench implements Benchmark {
     }
 
     private static Figure figure(String metric, Map<String, List<Double>> results, String peer) {
-        return Figure.higher(NAME, metric, "tasks/s", Stats.median(results.get("ours"), d -> d),
+        return figure(metric, results, "ours", peer);
+    }
+
+    private static Figure figure(String metric, Map<String, List<Double>> results, String ours, String peer) {
+        return Figure.higher(NAME, metric, "tasks/s", Stats.median(results.get(ours), d -> d),
                 Stats.median(results.get(peer), d -> d), peer);
     }
 
@@ -171,6 +186,40 @@ final class QueueBench implements Benchmark {
                 q.enqueue(new Item(i));
             }
             return n / ((System.nanoTime() - start) / 1e9);
+        }
+    }
+
+    /**
+     * {@code enqueueAsync} with {@value #IN_FLIGHT} calls in flight from one producer (one client,
+     * one session): a new call is made as each one completes. Completions run on the completing
+     * thread (a direct executor): the callback only frees a slot.
+     */
+    private double oursEnqueueAsync(BenchContext ctx, int n) throws Exception {
+        try (CoordClient client = ctx.newCoordClient();
+             TaskQueue<Item> q = TaskQueue.open(client, name(fresh("oursasync")), Codec.json(Item.class), options(n))) {
+            Semaphore slots = new Semaphore(IN_FLIGHT);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Executor direct = Runnable::run;
+            long start = System.nanoTime();
+            for (int i = 0; i < n && failure.get() == null; i++) {
+                if (!slots.tryAcquire(10, TimeUnit.MINUTES)) {
+                    throw new IllegalStateException("enqueueAsync: no call completed in 10 minutes");
+                }
+                q.enqueueAsync(new Item(i), TaskSpec.defaults(), direct).whenComplete((r, error) -> {
+                    if (error != null) {
+                        failure.compareAndSet(null, error);
+                    }
+                    slots.release();
+                });
+            }
+            if (!slots.tryAcquire(IN_FLIGHT, 10, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("enqueueAsync: the last calls did not complete in 10 minutes");
+            }
+            long elapsed = System.nanoTime() - start;
+            if (failure.get() != null) {
+                throw new IllegalStateException("an enqueueAsync failed", failure.get());
+            }
+            return n / (elapsed / 1e9);
         }
     }
 

@@ -22,6 +22,19 @@ interface ClaimSource<T> {
     /** Wakes every waiting claimer (shutdown). */
     void wakeAll();
 
+    /**
+     * Runs {@code waiter} on every change a claim may care about (it must only hand work
+     * elsewhere: it runs on the thread that saw the change); returns what removes it. Starts the
+     * watched caches if they are not yet.
+     */
+    Runnable addWaiter(Runnable waiter);
+
+    /** Whether claims may still be made (false once the queue is closed). */
+    boolean isOpen();
+
+    /** The client's connection, for its callback thread and timer. */
+    io.coord.internal.Zk zk();
+
     /** The session timeout the client negotiated (zero if not connected). */
     Duration negotiatedSessionTimeout();
 }

@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -60,6 +61,10 @@ final class Enqueuer<T> {
     /** Depth at the last read plus this instance's enqueues since; -1 before the first read. */
     private long knownDepth = -1;
     private int sinceRead;
+    /** Async enqueues waiting for the depth read in flight, in the order they were made. Guarded by {@link #depthLock}. */
+    private final java.util.ArrayDeque<AsyncEnqueue<T>> waitingForDepth = new java.util.ArrayDeque<>();
+    private boolean depthReadInFlight;
+    private final java.util.concurrent.atomic.AtomicBoolean sweepQueued = new java.util.concurrent.atomic.AtomicBoolean();
 
     Enqueuer(ZkTaskQueue<T> queue) {
         this.queue = queue;
@@ -140,20 +145,17 @@ final class Enqueuer<T> {
             if (!Txn.indeterminate(e)) {
                 throw zk.translate(e, layout.tasks);
             }
-            awaitConnection(e);
-            Optional<TaskId> mine = findByPrefix(prefix);
-            if (mine.isPresent()) {
-                queue.metrics.enqueued(1);
-                return new EnqueueResult(mine.get(), EnqueueResult.Outcome.ADDED);
-            }
-            throw new ConnectionLostException("the reply to enqueueing a task to queue '" + layout.name + "' was lost and"
-                    + " no task named " + prefix + "… is there now: it may never have been added, or been added and already"
-                    + " done (" + e.code() + "); give it an idempotency key if a retry must tell these apart", e);
+            return recoverUnkeyed(prefix, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordException("interrupted while enqueueing to " + layout.tasks
                     + "; the task may or may not have been added", e);
         }
+    }
+
+    /** {@link TaskQueue#enqueueAsync}: see {@link AsyncEnqueue}. */
+    java.util.concurrent.CompletableFuture<EnqueueResult> enqueueAsync(T payload, TaskSpec spec, java.util.concurrent.Executor executor) {
+        return AsyncEnqueue.start(queue, this, payload, spec, executor);
     }
 
     /** After a lost reply only: the task whose name starts with {@code prefix} (one listing), if it is there. */
@@ -221,7 +223,7 @@ final class Enqueuer<T> {
         }
     }
 
-    private TaskRecord prepare(T payload, TaskSpec spec, String keyNode) {
+    TaskRecord prepare(T payload, TaskSpec spec, String keyNode) {
         if (spec.lane() >= queue.options.lanes()) {
             throw new TaskRejectedException("lane " + spec.lane() + " does not exist: queue '" + layout.name + "' has "
                     + queue.options.lanes() + " lane(s), 0.." + (queue.options.lanes() - 1));
@@ -233,22 +235,23 @@ final class Enqueuer<T> {
                 notBefore == null ? null : notBefore.toEpochMilli(), maxRetries, keyNode);
     }
 
-    private static String keyNode(TaskSpec spec) {
+    static String keyNode(TaskSpec spec) {
         return spec.idempotencyKey() != null ? QueueLayout.USER_KEY_PREFIX + spec.idempotencyKey()
                 : QueueLayout.AUTO_KEY_PREFIX + UUID.randomUUID();
     }
 
-    private CuratorOp createKey(CoordPath keyPath) {
-        return Txn.op(zk, keyPath, () -> zk.curator().transactionOp().create().forPath(keyPath.value(), new byte[0]));
+    /** Builds the op (never waits: allowed on any thread, as an async enqueue's caller may be on one). */
+    CuratorOp createKey(CoordPath keyPath) {
+        return zk.op(keyPath, () -> zk.curator().transactionOp().create().forPath(keyPath.value(), new byte[0]));
     }
 
     private CuratorOp createTask(byte[] data) {
         return createTask(layout.taskPrefix, data);
     }
 
-    private CuratorOp createTask(String namePrefix, byte[] data) {
+    CuratorOp createTask(String namePrefix, byte[] data) {
         CoordPath prefix = layout.task(namePrefix);
-        return Txn.op(zk, prefix, () -> zk.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+        return zk.op(prefix, () -> zk.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
                 .forPath(prefix.value(), data));
     }
 
@@ -292,7 +295,7 @@ final class Enqueuer<T> {
         }
     }
 
-    private static TaskId idOf(OpResult created) {
+    static TaskId idOf(OpResult created) {
         String path = ((OpResult.CreateResult) created).getPath();
         return new TaskId(path.substring(path.lastIndexOf('/') + 1));
     }
@@ -313,9 +316,7 @@ final class Enqueuer<T> {
                     + "''s depth cap of " + cap + "; nothing was added");
         }
         synchronized (depthLock) {
-            if (knownDepth >= 0 && knownDepth + adding <= cap / 2 && sinceRead + adding <= REREAD_EVERY) {
-                knownDepth += adding;
-                sinceRead += adding;
+            if (countIfKnown(adding)) {
                 return;
             }
         }
@@ -339,12 +340,135 @@ final class Enqueuer<T> {
         }
     }
 
+    /** Under {@link #depthLock}: counts {@code adding} more if the depth read last allows it without a read; false if one is due. */
+    private boolean countIfKnown(int adding) {
+        int cap = queue.options.depthCap();
+        if (knownDepth >= 0 && knownDepth + adding <= cap / 2 && sinceRead + adding <= REREAD_EVERY) {
+            knownDepth += adding;
+            sinceRead += adding;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * An async enqueue passes the depth cap here and is sent from here, in the order the calls were
+     * made: under {@link #depthLock}, so the creates of one producer reach the session in its order
+     * (ZooKeeper keeps a session's order, so their sequence numbers follow it). When the depth must
+     * be read again, the read is sent in the background and every call made meanwhile waits in
+     * {@link #waitingForDepth} (no thread), to be sent, or refused at the cap, when it answers.
+     */
+    void admit(AsyncEnqueue<T> call) {
+        synchronized (depthLock) {
+            if (!depthReadInFlight && countIfKnown(1)) {
+                call.send();
+                return;
+            }
+            waitingForDepth.add(call);
+            if (depthReadInFlight) {
+                return;
+            }
+            depthReadInFlight = true;
+        }
+        try {
+            zk.curator().checkExists().inBackground((client, event) -> depthRead(event)).forPath(layout.tasks.value());
+        } catch (Exception e) {
+            depthUnread(zk.translate(e, layout.tasks));
+        }
+    }
+
+    /** On ZooKeeper's event thread: the depth for the calls waiting in {@link #waitingForDepth}; sends or refuses each, in order. */
+    private void depthRead(CuratorEvent event) {
+        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+        if (code != KeeperException.Code.OK && code != KeeperException.Code.NONODE) {
+            depthUnread(zk.translate(KeeperException.create(code, layout.tasks.value()), layout.tasks));
+            return;
+        }
+        int cap = queue.options.depthCap();
+        synchronized (depthLock) {
+            // Exact for this producer: the read was sent after all of its earlier creates, on the same session.
+            knownDepth = event.getStat() == null ? 0 : event.getStat().getNumChildren();
+            sinceRead = 0;
+            for (AsyncEnqueue<T> call; (call = waitingForDepth.poll()) != null; ) {
+                if (call.cancelled()) {
+                    call.send(); // sends nothing: it only ends the call
+                } else if (knownDepth + 1 > cap) {
+                    call.refuse(new QueueFullException("queue '" + layout.name + "' has " + knownDepth + " tasks, its depth"
+                            + " cap; nothing was added"));
+                } else {
+                    knownDepth++;
+                    sinceRead++;
+                    call.send();
+                }
+            }
+            depthReadInFlight = false;
+        }
+    }
+
+    private void depthUnread(CoordException e) {
+        synchronized (depthLock) {
+            for (AsyncEnqueue<T> call; (call = waitingForDepth.poll()) != null; ) {
+                call.refuse(e);
+            }
+            depthReadInFlight = false;
+        }
+    }
+
+    /** Keyed async enqueues sweep the idempotency window too, off the caller's thread: at most one sweep queued at a time. */
+    void sweepKeysInBackground() {
+        if (!sweepQueued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            zk.callbacks().execute(() -> {
+                sweepQueued.set(false);
+                try {
+                    queue.keyWindow.sweepIfDue();
+                } catch (RuntimeException e) {
+                    LOG.debug("sweeping the idempotency window of queue '{}' failed; the next enqueue tries again", layout.name, e);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            sweepQueued.set(false); // the client is closing: the enqueue itself fails or is the last
+        }
+    }
+
+    /**
+     * An async unkeyed enqueue whose reply was lost: the sync recovery (wait for the connection,
+     * one listing), run off the event thread by the caller.
+     */
+    EnqueueResult recoverUnkeyed(String prefix, KeeperException lost) {
+        awaitConnection(lost);
+        Optional<TaskId> mine = findByPrefix(prefix);
+        if (mine.isPresent()) {
+            queue.metrics.enqueued(1);
+            return new EnqueueResult(mine.get(), EnqueueResult.Outcome.ADDED);
+        }
+        throw new ConnectionLostException("the reply to enqueueing a task to queue '" + layout.name + "' was lost and"
+                + " no task named " + prefix + "… is there now: it may never have been added, or been added and already"
+                + " done (" + lost.code() + "); give it an idempotency key if a retry must tell these apart", lost);
+    }
+
+    /** An async keyed enqueue whose reply was lost: the sync recovery ({@link #afterLostReply}), off the event thread. */
+    EnqueueResult recoverKeyed(CoordPath keyPath, TaskSpec spec, KeeperException lost) {
+        return afterLostReply(keyPath, spec, lost);
+    }
+
     /** Best effort: lets later duplicates find the task in one read. Without it they find it by czxid. */
-    private void recordTaskInKey(CoordPath keyPath, TaskId id) {
+    void recordTaskInKey(CoordPath keyPath, TaskId id) {
         try {
             zk.curator().setData().withVersion(0).forPath(keyPath.value(), id.name().getBytes(StandardCharsets.UTF_8));
         } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
             // the task already ended (or the name was already recorded): nothing to record
+        } catch (Exception e) {
+            LOG.debug("could not record task {} in key {}", id, keyPath, e);
+        }
+    }
+
+    /** {@link #recordTaskInKey} sent in the background (from ZooKeeper's event thread: nothing may block there). */
+    void recordTaskInKeyInBackground(CoordPath keyPath, TaskId id) {
+        try {
+            zk.curator().setData().withVersion(0).inBackground().forPath(keyPath.value(), id.name().getBytes(StandardCharsets.UTF_8));
         } catch (Exception e) {
             LOG.debug("could not record task {} in key {}", id, keyPath, e);
         }

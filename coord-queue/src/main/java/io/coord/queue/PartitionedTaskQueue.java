@@ -7,6 +7,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -42,6 +45,8 @@ final class PartitionedTaskQueue<T> implements TaskQueue<T>, ClaimSource<T> {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Object changed = new Object();
     private long changes;
+    /** Async claims waiting for a change in any partition ({@link AsyncClaim}). */
+    private final Set<Runnable> waiters = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     PartitionedTaskQueue(QueueLayout layout, QueueOptions options, List<ZkTaskQueue<T>> parts) {
         this.layout = layout;
@@ -195,6 +200,38 @@ final class PartitionedTaskQueue<T> implements TaskQueue<T>, ClaimSource<T> {
             changes++;
             changed.notifyAll();
         }
+        for (Runnable waiter : waiters) {
+            waiter.run();
+        }
+    }
+
+    @Override
+    public Runnable addWaiter(Runnable waiter) {
+        parts.forEach(p -> p.head(options.clock().millis())); // every partition's cache started: their changes signal here
+        waiters.add(waiter);
+        return () -> waiters.remove(waiter);
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !closed.get();
+    }
+
+    @Override
+    public io.coord.internal.Zk zk() {
+        return parts.get(0).zk;
+    }
+
+    /** A keyed task goes to its key's partition, an unkeyed one round-robin, as {@link #submit} does. */
+    @Override
+    public CompletableFuture<EnqueueResult> enqueueAsync(T payload, TaskSpec spec, Executor executor) {
+        Objects.requireNonNull(spec, "spec");
+        return forSpec(spec).enqueueAsync(payload, spec, executor);
+    }
+
+    @Override
+    public CompletableFuture<TaskClaim<T>> claimAsync(Duration timeout, Executor executor) {
+        return AsyncClaim.start(this, timeout, executor);
     }
 
     @Override

@@ -4,6 +4,9 @@ import io.coord.Lease;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /**
@@ -57,6 +60,32 @@ public interface TaskClaim<T> extends Lease {
      * once per task. If one of {@code ops} fails, nothing is applied and the claim is still held.
      */
     void completeWith(List<CuratorOp> ops);
+
+    /**
+     * {@link #complete()} without blocking the caller: the future completes on
+     * {@link java.util.concurrent.ForkJoinPool#commonPool()}. See {@link #completeAsync(Executor)}.
+     */
+    default CompletableFuture<Void> completeAsync() {
+        return completeAsync(ForkJoinPool.commonPool());
+    }
+
+    /**
+     * {@link #complete()} without blocking the caller, with its outcomes: the future completes
+     * (on {@code executor}, never on ZooKeeper's or Coord's event thread) when the completion
+     * committed, or fails with what {@code complete()} throws: {@link ClaimLostException} if the
+     * claim is gone (nothing changed), {@link io.coord.ConnectionLostException} or
+     * {@link OutcomeUnknownException} after a lost reply as described above,
+     * {@link IllegalStateException} if the claim already ended. The transaction is sent from the
+     * client's callback thread (one per client), which waits for its reply; the calling thread does
+     * not. Cancelling the future does not withdraw a completion already sent.
+     */
+    CompletableFuture<Void> completeAsync(Executor executor);
+
+    /**
+     * {@link #fail(String)} without blocking the caller, with the rules of {@link #completeAsync(Executor)}:
+     * the future gets where the task went, or what {@code fail} throws.
+     */
+    CompletableFuture<Task.State> failAsync(String reason, Executor executor);
 
     /**
      * Records a failed attempt with {@code reason} (kept as the task's last error, at most 2 000

@@ -48,6 +48,8 @@ final class TaskIndex {
     private final Map<String, Long> created = new HashMap<>();
     /** Called (under this monitor, so it must not block) on every change: a partitioned queue's shared wake-up. */
     private volatile Runnable onChange;
+    /** Async claims waiting for a change ({@link AsyncClaim}): no thread each, only this entry. */
+    private final Set<Runnable> waiters = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Tasks that cannot be decoded, not claimable, waiting to be dead-lettered. */
     private final Map<String, Poison> poison = new HashMap<>();
     /** Poison tasks a try did not move (another consumer's claim came first, a change, no connection): left until read again. */
@@ -416,9 +418,21 @@ final class TaskIndex {
         poisonTried.remove(name);
     }
 
+    /**
+     * Adds {@code waiter}, run on every change (under this index's monitor, on whichever thread made
+     * the change: it must only hand work elsewhere); returns what removes it.
+     */
+    Runnable addWaiter(Runnable waiter) {
+        waiters.add(waiter);
+        return () -> waiters.remove(waiter);
+    }
+
     private void signal() {
         changes++;
         notifyAll();
+        for (Runnable waiter : waiters) {
+            waiter.run();
+        }
         Runnable listener = onChange;
         if (listener != null) {
             listener.run();

@@ -7,6 +7,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * A FIFO task queue in ZooKeeper that loses nothing: producers enqueue JSON payloads, consumers
@@ -92,6 +95,55 @@ public interface TaskQueue<T> extends AutoCloseable {
     EnqueueResult submit(T payload, TaskSpec spec);
 
     /**
+     * {@link #enqueue(Object)} without blocking: the future completes on
+     * {@link java.util.concurrent.ForkJoinPool#commonPool()}. See {@link #enqueueAsync(Object, TaskSpec, Executor)}.
+     */
+    default CompletableFuture<EnqueueResult> enqueueAsync(T payload) {
+        return enqueueAsync(payload, TaskSpec.defaults(), ForkJoinPool.commonPool());
+    }
+
+    /** {@link #enqueue(Object, String)} without blocking, completing on the common pool: see {@link #enqueueAsync(Object, TaskSpec, Executor)}. */
+    default CompletableFuture<EnqueueResult> enqueueAsync(T payload, String idempotencyKey) {
+        java.util.Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        return enqueueAsync(payload, TaskSpec.defaults().idempotencyKey(idempotencyKey), ForkJoinPool.commonPool());
+    }
+
+    /** {@link #submit} without blocking, completing on the common pool: see {@link #enqueueAsync(Object, TaskSpec, Executor)}. */
+    default CompletableFuture<EnqueueResult> enqueueAsync(T payload, TaskSpec spec) {
+        return enqueueAsync(payload, spec, ForkJoinPool.commonPool());
+    }
+
+    /**
+     * {@link #submit} without blocking, with the same write and the same guarantees: the create is
+     * sent with ZooKeeper's async API and no thread waits for it, so many calls may be in flight on
+     * one session (that is where the speed is). Calls made one after another (from one thread, or
+     * ordered by the caller) are sent in that order, so their tasks get increasing sequence numbers
+     * and consumers see them in that order within a lane (per partition of a partitioned queue).
+     * <ul>
+     *   <li>The future completes on {@code executor}, never on ZooKeeper's or Coord's event thread
+     *       (an executor that refuses the task: on the common pool), with what {@link #submit}
+     *       returns.
+     *   <li>Refusals fail the future with the sync call's exception, nothing written:
+     *       {@link TaskRejectedException} (serialization, size limit, lane), {@link QueueFullException}
+     *       (the depth cap; the depth is re-read in the background when due, and calls made
+     *       meanwhile wait for it without a thread). A null {@code spec} or {@code executor} throws
+     *       {@link NullPointerException} at once.
+     *   <li>Idempotency keys hold as in {@link #submit}: a keyed call whose key exists gets the
+     *       task's id and {@code ALREADY_QUEUED} or {@code ALREADY_COMPLETED}; a lost reply is
+     *       settled by looking for the key (or, unkeyed, for the task's unique name) and fails the
+     *       future with {@link io.coord.ConnectionLostException} only where the sync call throws it.
+     *       These looks are reads, run on the client's callback thread.
+     *   <li>Cancelling the future (or completing it yourself) withdraws the task: before the create
+     *       is sent, nothing is sent; after, once its reply lands, the task (and its key) is deleted
+     *       if no consumer has claimed it yet, so a cancel that wins leaves no node behind. A
+     *       consumer that claimed it first keeps it and processes it. A future already completed
+     *       ignores the cancel. A cancelled call's task may have been visible to consumers until the
+     *       delete.
+     * </ul>
+     */
+    CompletableFuture<EnqueueResult> enqueueAsync(T payload, TaskSpec spec, Executor executor);
+
+    /**
      * Adds all of {@code batch} in one transaction: all or nothing. Every payload is checked
      * first, and the whole batch against the transaction size limit and the depth cap; a refusal
      * writes nothing. Ids come back in batch order.
@@ -115,6 +167,39 @@ public interface TaskQueue<T> extends AutoCloseable {
      * @throws InterruptedException if interrupted while waiting (no claim is left behind)
      */
     Optional<TaskClaim<T>> claim(Duration timeout) throws InterruptedException;
+
+    /**
+     * {@link #claim} without a waiting thread, completing on {@link java.util.concurrent.ForkJoinPool#commonPool()}:
+     * see {@link #claimAsync(Duration, Executor)}.
+     */
+    default CompletableFuture<TaskClaim<T>> claimAsync(Duration timeout) {
+        return claimAsync(timeout, ForkJoinPool.commonPool());
+    }
+
+    /**
+     * {@link #claim} without a waiting thread: the future completes with a claim on the first ready
+     * task (the same choice and the same claim transaction as {@code claim}), on {@code executor},
+     * never on ZooKeeper's or Coord's event thread. While no task is ready the call is an entry in
+     * this instance's watched cache, woken by its changes (and by a timer for delays, backoffs and
+     * claim timeouts); each wake-up tries once on the client's callback thread. The first call
+     * starts the watched cache, on the calling thread, as {@code claim} does.
+     * <ul>
+     *   <li>No task claimed within {@code timeout} (on {@link System#nanoTime()} from this call):
+     *       fails with {@link io.coord.CoordTimeoutException}; nothing is held.
+     *   <li>Cancelling the future (or completing it yourself) withdraws the waiter at once. A claim
+     *       that landed in a race with the cancel is released at once: the task is claimable again
+     *       right away (no claim timeout, no session end to wait for), attempts unchanged.
+     *   <li>The connection SUSPENDED or the session ended while waiting: the wait goes on (nothing is
+     *       held while waiting; a claim is made on the session of the moment). A claim already
+     *       delivered follows the lease rules: its session's end frees the task for other consumers
+     *       and its endings ({@link TaskClaim#completeAsync}) fail with {@link ClaimLostException}.
+     *   <li>The queue closed while waiting: fails with {@link IllegalStateException}. Other failures
+     *       as {@code claim} throws them.
+     * </ul>
+     * A null {@code timeout} or {@code executor} throws {@link NullPointerException}, a negative
+     * timeout {@link IllegalArgumentException}, a closed queue {@link IllegalStateException}, at once.
+     */
+    CompletableFuture<TaskClaim<T>> claimAsync(Duration timeout, Executor executor);
 
     /** Starts {@code concurrency} consumer threads running {@code handler}; see {@link TaskWorker}. */
     TaskWorker work(int concurrency, TaskWorker.Handler<T> handler);

@@ -12,6 +12,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -168,6 +171,21 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
             queue.index().finishedHere(id.name());
             queue.metrics.completed(Duration.ofNanos(System.nanoTime() - claimedNanos));
         }
+    }
+
+    @Override
+    public CompletableFuture<Void> completeAsync(Executor executor) {
+        Objects.requireNonNull(executor, "executor");
+        return Handoff.offEventThread(zk, "complete of task " + id, () -> {
+            complete();
+            return null;
+        }, executor);
+    }
+
+    @Override
+    public CompletableFuture<Task.State> failAsync(String reason, Executor executor) {
+        Objects.requireNonNull(executor, "executor");
+        return Handoff.offEventThread(zk, "fail of task " + id, () -> fail(reason), executor);
     }
 
     @Override

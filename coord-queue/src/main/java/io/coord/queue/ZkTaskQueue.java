@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -146,6 +148,21 @@ final class ZkTaskQueue<T> implements TaskQueue<T>, ClaimSource<T> {
         return zk.client().negotiatedSessionTimeout();
     }
 
+    @Override
+    public Runnable addWaiter(Runnable waiter) {
+        return index().addWaiter(waiter);
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !closed.get();
+    }
+
+    @Override
+    public Zk zk() {
+        return zk;
+    }
+
     boolean isClosed() {
         return closed.get();
     }
@@ -238,6 +255,18 @@ final class ZkTaskQueue<T> implements TaskQueue<T>, ClaimSource<T> {
     public Optional<TaskClaim<T>> claim(Duration timeout) throws InterruptedException {
         Objects.requireNonNull(timeout, "timeout");
         return claimer.claim(timeout, () -> !closed.get());
+    }
+
+    @Override
+    public CompletableFuture<EnqueueResult> enqueueAsync(T payload, TaskSpec spec, Executor executor) {
+        Objects.requireNonNull(spec, "spec");
+        Objects.requireNonNull(executor, "executor");
+        return enqueuer.enqueueAsync(payload, spec, executor);
+    }
+
+    @Override
+    public CompletableFuture<TaskClaim<T>> claimAsync(Duration timeout, Executor executor) {
+        return AsyncClaim.start(this, timeout, executor);
     }
 
     @Override

@@ -80,6 +80,38 @@
  *       {@link io.coord.queue.TaskList#undecodable()} and {@link io.coord.queue.QueueStats#undecodable()}.
  * </ul>
  *
+ * <h2>Async calls</h2>
+ * {@link io.coord.queue.TaskQueue#enqueueAsync(Object, io.coord.queue.TaskSpec, java.util.concurrent.Executor)},
+ * {@link io.coord.queue.TaskQueue#claimAsync(java.time.Duration, java.util.concurrent.Executor)},
+ * {@link io.coord.queue.TaskClaim#completeAsync(java.util.concurrent.Executor)} and
+ * {@link io.coord.queue.TaskClaim#failAsync(String, java.util.concurrent.Executor)} return a
+ * {@code CompletableFuture} at once, with the sync calls' writes and guarantees. Each completes on
+ * the executor given (without one: {@link java.util.concurrent.ForkJoinPool#commonPool()}), never on
+ * ZooKeeper's or Coord's event thread.
+ * <ul>
+ *   <li><b>No thread waits per pending call.</b> An enqueue is sent with ZooKeeper's async API;
+ *       calls made one after another are sent in that order on the one session, so their tasks'
+ *       sequence numbers, and the order consumers see within a lane and partition, follow it. A
+ *       pending claim is an entry in the instance's watched cache, woken by its changes and by a
+ *       timer; each wake-up tries once (the sync claim's transaction) on the client's callback
+ *       thread, where endings and the reads that settle a lost reply or a duplicate key also run.
+ *   <li><b>Failures</b> are the sync calls' exceptions, in the future:
+ *       {@link io.coord.queue.TaskRejectedException} and {@link io.coord.queue.QueueFullException}
+ *       (nothing written), {@link io.coord.ConnectionLostException} after a lost reply only where
+ *       the sync call throws it, {@link io.coord.queue.ClaimLostException} for an ending whose claim
+ *       is gone (its session ended: the task is back in the queue). A claim not made within its
+ *       timeout ({@link System#nanoTime()}) fails with {@link io.coord.CoordTimeoutException}. Null
+ *       arguments (and a negative claim timeout, a closed queue) throw at once.
+ *   <li><b>Cancelling withdraws.</b> An enqueue cancelled before it was sent sends nothing; after,
+ *       its task (and key) is deleted when the create's reply lands unless a consumer claimed it
+ *       first, so a cancel that wins leaves no node. A cancelled claim's waiter is withdrawn at
+ *       once; a claim that lands in a race with the cancel is released at once (claimable again
+ *       right away, attempts unchanged). A cancelled ending already sent is not withdrawn.
+ *       Cancelling a completed future does nothing.
+ *   <li><b>A pending claim holds nothing</b>, so it waits through SUSPENDED and a session's end and
+ *       claims on the session of the moment.
+ * </ul>
+ *
  * <h2>Node layout</h2>
  * <pre>
  * /queues/{name}/tasks/task-0000000042          persistent-sequential, JSON: payload, lane, enqueuedAt,
