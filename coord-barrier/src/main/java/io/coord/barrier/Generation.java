@@ -173,11 +173,11 @@ record Generation(CoordPath root, long number) {
     /**
      * One listing of a generation's {@code members} node: the seats still there (by sequence), the
      * sequences that left, the sequences withdrawn before the decision, and how many children were
-     * ever deleted. ZooKeeper counts every child create and delete in the parent's
-     * {@code cversion}, so {@code (cversion - numChildren) / 2} is the number of deletions: a seat
-     * that vanished is seen even by a reader that never saw it. A withdrawal deletes its seat in
-     * the transaction that creates its marker, so {@link #vanished()} (deletions less withdrawals)
-     * counts only the seats whose sessions ended.
+     * ever deleted as far as {@code (cversion - numChildren) / 2} tells. ZooKeeper 3.9.5 counts
+     * child creates in the parent's {@code cversion} but not deletes, so that count is at most
+     * half the deletions (a lower bound, never more); what finds a vanished seat for sure is its
+     * number: every child create takes the next number, so while OPEN each number below the
+     * newest is a seat or accounted for by a withdrawn marker ({@link BarrierRule#vanished}).
      */
     record Members(Map<Long, Seat> present, Set<Long> left, int deletions, Set<Long> withdrawn) {
         Members {
