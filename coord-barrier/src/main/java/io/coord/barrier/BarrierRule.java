@@ -17,7 +17,9 @@ import java.util.Objects;
  *   <li>enter: seats take sequence numbers 0, 1, 2, ... in arrival order. The generation is
  *       complete when seats 0 … parties-1 are all present, and the member holding seat parties-1
  *       (whose arrival completed it) records READY; a seat numbered parties or above is an extra
- *       and is refused. Any deletion among the seats before the decision means a member
+ *       and is refused. A seat withdrawn before the decision (a cancelled {@code enterAsync}: its
+ *       {@code withdrawn} marker replaces it in one transaction) never came: the parties are the
+ *       first {@code parties} seats not withdrawn, and its deletion is no vanished member. Any deletion among the seats before the decision means a member
  *       vanished (its session ended): the generation breaks.
  *   <li>leave: a member leaves by adding its left marker (its seat stays until the end). The
  *       generation is done when all parties have left; a seat gone without a left marker means a
@@ -108,13 +110,15 @@ final class BarrierRule {
             return Step.of(Action.READ_MEMBERS);
         }
         int parties = record.parties();
-        if (members.deletions() > 0 || !members.present().containsKey(mySeq)) {
+        // A seat gone shows in the count of deletions, or as a number below the newest arrival that
+        // is neither a seat nor withdrawn (while OPEN, every number is a seat or a withdrawal's).
+        if (members.vanished() > 0 || !members.present().containsKey(mySeq) || !vanished(members, members.arrivals()).isEmpty()) {
             List<Long> gone = vanished(members, Math.max(members.arrivals(), mySeq + 1));
-            return Step.breaking(gone.isEmpty() ? members.deletions() + " member(s) vanished before all " + parties
+            return Step.breaking(gone.isEmpty() ? members.vanished() + " member(s) vanished before all " + parties
                     + " arrived (their sessions ended)" : "member(s) vanished before all " + parties + " arrived (their sessions ended)", gone);
         }
         List<Seat> admitted = new ArrayList<>(parties);
-        for (long s = 0; s < parties; s++) {
+        for (long s : members.admitted(parties)) {
             Seat seat = members.present().get(s);
             if (seat == null) {
                 break;
@@ -125,7 +129,7 @@ final class BarrierRule {
             // The member whose seat completed the count (seat parties-1) records READY; the others
             // leave it to that member and watch its seat: if it vanishes before deciding, the next
             // read sees a deletion and breaks. A waiter whose own time is up decides itself.
-            if (mySeq == parties - 1 || cause != Cause.NONE) {
+            if (mySeq == admitted.get(parties - 1).seq() || cause != Cause.NONE) {
                 return new Step(Action.DECIDE_READY, admitted, false, List.of(), null);
             }
             return new Step(Action.WAIT, List.of(admitted.get(parties - 1)), false, List.of(), null);
@@ -143,10 +147,12 @@ final class BarrierRule {
                 // wait below
             }
         }
-        if (mySeq == 0) {
+        // The first seat not withdrawn watches the children; every other one the seat before it.
+        Seat before = members.present().get(members.before(mySeq));
+        if (before == null) {
             return new Step(Action.WAIT, List.of(), true, List.of(), null);
         }
-        return new Step(Action.WAIT, List.of(members.present().get(mySeq - 1)), false, List.of(), null);
+        return new Step(Action.WAIT, List.of(before), false, List.of(), null);
     }
 
     /**
@@ -168,7 +174,8 @@ final class BarrierRule {
             }
         }
         int parties = record.parties();
-        if (mySeq >= parties) {
+        List<Long> admitted = members == null ? null : members.admitted(parties);
+        if (admitted != null && !admitted.contains(mySeq)) {
             throw new IllegalStateException("seat #" + mySeq + " was never admitted to generation " + record.generation()
                     + " of " + parties + " parties");
         }
@@ -189,7 +196,7 @@ final class BarrierRule {
         }
         List<Long> dead = new ArrayList<>();
         List<Long> notLeft = new ArrayList<>();
-        for (long s = 0; s < parties; s++) {
+        for (long s : admitted) {
             if (!members.left().contains(s)) {
                 notLeft.add(s);
                 if (!members.present().containsKey(s)) {
@@ -218,8 +225,9 @@ final class BarrierRule {
         // Watch the seats after ours (cyclically) up to the next member that left: together the
         // members that left cover every seat still in, each seat exactly once.
         List<Seat> watch = new ArrayList<>();
-        for (long i = 1; i < parties; i++) {
-            long s = (mySeq + i) % parties;
+        int mine = admitted.indexOf(mySeq);
+        for (int i = 1; i < parties; i++) {
+            long s = admitted.get((mine + i) % parties);
             if (members.left().contains(s)) {
                 break;
             }
@@ -232,7 +240,7 @@ final class BarrierRule {
     static List<Long> vanished(Members members, long arrivals) {
         List<Long> gone = new ArrayList<>();
         for (long s = 0; s < arrivals; s++) {
-            if (!members.present().containsKey(s) && !members.left().contains(s)) {
+            if (!members.present().containsKey(s) && !members.left().contains(s) && !members.withdrawn().contains(s)) {
                 gone.add(s);
             }
         }

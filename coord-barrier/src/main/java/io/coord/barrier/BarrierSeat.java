@@ -3,6 +3,8 @@ package io.coord.barrier;
 import io.coord.Lease;
 import io.coord.LeaseState;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * One member's place in one generation of a double barrier, from {@link DoubleBarrier#enter} until
@@ -42,6 +44,29 @@ public interface BarrierSeat extends Lease {
      * @throws IllegalStateException           {@code leave} was already called on this seat
      */
     void leave(Duration timeout) throws InterruptedException;
+
+    /**
+     * {@link #leave} without a waiting thread: the future completes when all parties have left,
+     * or fails with the exception {@code leave} would throw (same rules, same server facts). No
+     * thread is held while it is pending; it completes on {@code executor}, never on ZooKeeper's
+     * or Coord's event thread; the timeout is {@link System#nanoTime()}-based.
+     *
+     * <p><b>Cancelling</b> the future stops this member waiting; a leave cannot be taken back.
+     * If this member's {@code left} marker is already in place, it stands: the others still
+     * finish together without waiting for anything more from this member. If it is not in place
+     * yet, the seat is closed without it, which breaks the generation for the others as
+     * {@link #close()} before leave does ({@link io.coord.BarrierBrokenException} naming this
+     * member). Either way the seat is released and no node of it is left behind.
+     *
+     * @throws IllegalArgumentException a null executor, or a non-positive timeout (at once)
+     * @throws IllegalStateException    {@code leave} or {@code leaveAsync} was already called on this seat (at once)
+     */
+    CompletableFuture<Void> leaveAsync(Duration timeout, Executor executor);
+
+    /** {@link #leaveAsync(Duration, Executor)} with completions on CompletableFuture's default async executor. */
+    default CompletableFuture<Void> leaveAsync(Duration timeout) {
+        return leaveAsync(timeout, new CompletableFuture<Void>().defaultExecutor());
+    }
 
     /**
      * As for every {@link Lease}, and {@link LeaseState#RELEASED} once {@link #leave} has returned

@@ -6,6 +6,8 @@ import io.coord.CoordPath;
 import io.coord.internal.Zk;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * A double barrier: members start a phase together ({@link #enter}) and finish it together
@@ -112,12 +114,56 @@ public interface DoubleBarrier {
     BarrierSeat enter(Duration timeout) throws InterruptedException;
 
     /**
+     * {@link #enter} without a waiting thread: the future completes with this member's seat when
+     * all parties have entered, or fails with the exception {@code enter} would throw (the same
+     * rules decide, from the same server facts; see the package documentation's failure
+     * semantics). While it is pending no thread is held: a watch, a session change or the
+     * deadline ({@link System#nanoTime()}-based, as in {@code enter}) resumes it. It completes on
+     * {@code executor}, never on ZooKeeper's or Coord's event thread. There is no interrupt: an
+     * interrupt's role is taken by cancelling.
+     *
+     * <p><b>Cancelling</b> the future withdraws this member: while the generation is still open,
+     * its seat is deleted together with a {@code withdrawn} marker in one transaction that checks
+     * the generation is still undecided, so the others' count goes on as if it never came (nothing
+     * breaks, no seat is left behind). If the generation was decided first (all parties entered,
+     * this member among them), it is too late to withdraw: the seat is closed, which abandons the
+     * generation as {@link BarrierSeat#close()} before leave does (the others get
+     * {@link BarrierBrokenException} in leave, naming this member). Cancelling after the future
+     * completed changes nothing (the seat is the caller's).
+     *
+     * @throws IllegalArgumentException a null or non-positive timeout, or a null executor (at once)
+     * @throws IllegalStateException    this member is already in a generation it has not left (at once)
+     */
+    CompletableFuture<BarrierSeat> enterAsync(Duration timeout, Executor executor);
+
+    /**
+     * {@link #enterAsync(Duration, Executor)} with completions on CompletableFuture's default
+     * async executor (the common {@link java.util.concurrent.ForkJoinPool}, or a new thread per
+     * completion when that pool has no parallelism), as {@code CompletableFuture.supplyAsync} uses.
+     */
+    default CompletableFuture<BarrierSeat> enterAsync(Duration timeout) {
+        return enterAsync(timeout, new CompletableFuture<BarrierSeat>().defaultExecutor());
+    }
+
+    /**
      * Leaves the generation this member entered last and waits until all parties have left.
      * Same as {@link BarrierSeat#leave} on that seat.
      *
      * @throws IllegalStateException if this member has not entered
      */
     void leave(Duration timeout) throws InterruptedException;
+
+    /**
+     * {@link BarrierSeat#leaveAsync(Duration, Executor)} on the seat this member entered last.
+     *
+     * @throws IllegalStateException if this member has not entered (at once)
+     */
+    CompletableFuture<Void> leaveAsync(Duration timeout, Executor executor);
+
+    /** {@link #leaveAsync(Duration, Executor)} with completions on CompletableFuture's default async executor. */
+    default CompletableFuture<Void> leaveAsync(Duration timeout) {
+        return leaveAsync(timeout, new CompletableFuture<Void>().defaultExecutor());
+    }
 
     /** The barrier's status. */
     BarrierStatus status() throws InterruptedException;

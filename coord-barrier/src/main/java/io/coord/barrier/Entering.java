@@ -37,7 +37,6 @@ final class Entering extends Waiting {
     private ZkBarrierSeat seat;
     private View view;
     private Members members;
-    private long epoch;
     /**
      * The root's version once READY is recorded: the root changes only by decisions (OPEN at v,
      * READY at v+1, then DONE or BROKEN), so any root read of this generation tells it.
@@ -45,48 +44,137 @@ final class Entering extends Waiting {
     private int readyVersion = -1;
     /** The watch on the ready marker of the generation this call took a seat in: READY as a server fact. */
     private ReadyWatch readyWatch;
+    /** Taking a seat: the generation guessed, and a create whose answer is not known yet (its generation and unique part). */
+    private long guess;
+    private Generation pending;
+    private String pendingUnique;
+    /** Whether the wait for the decision has begun, and whether this is its first pass (a late arrival's message). */
+    private boolean waiting;
+    private boolean first = true;
 
     Entering(ZkDoubleBarrier barrier, Duration timeout) {
         super(barrier, timeout);
+        this.guess = barrier.guess();
     }
 
+    /** The async {@code enter}: the same steps, with no thread held between them. */
+    java.util.concurrent.CompletableFuture<BarrierSeat> enterAsync(java.util.concurrent.Executor executor) {
+        openSignal();
+        return AsyncBarrierCall.start(this, new AsyncBarrierCall.Steps<BarrierSeat>() {
+            @Override
+            public BarrierSeat step() throws InterruptedException {
+                return Entering.this.step();
+            }
+
+            @Override
+            public void cancel() throws InterruptedException {
+                withdraw();
+            }
+        }, executor, seat -> seat.close());
+    }
+
+    /** The sync {@code enter}: the same steps as {@link #step()}, parked between them. */
     ZkBarrierSeat enter() throws InterruptedException {
+        openSignal();
+        try {
+            return step();
+        } finally {
+            if (!async()) {
+                ended();
+            }
+        }
+    }
+
+    /**
+     * Takes a seat and waits for the decision, from wherever the last call left off: in the async
+     * form, a wait unwinds with {@link Waiting.Suspend} and the next call carries on. Returns the
+     * seat when let through; any other end closes the seat and throws.
+     */
+    ZkBarrierSeat step() throws InterruptedException {
         String outcome = "failed";
-        try (WakeSignal s = openSignal()) {
-            join();
-            s.follow(seat);
+        try {
+            if (seat == null) {
+                barrier.checkRootOnce();
+                join();
+                signal.follow(seat);
+            }
+            waiting = true;
             awaitEntered();
             outcome = "released";
             // Watches still set (on the seat before ours, on the children) fire when this round's
             // seats go; removing them now would send one request per member at the moment all are
             // released. The seat removes whatever is left when it closes.
-            seat.removeOnClose(s.handOffWatches());
+            seat.removeOnClose(signal.handOffWatches());
             barrier.entered(seat);
             barrier.guess(seat.generation() + 1);
             if (cause == Cause.INTERRUPT) {
                 Thread.currentThread().interrupt();
             }
+            finish("coord.barrier.enter.wait", outcome);
             return seat;
+        } catch (Suspend s) {
+            throw s;
         } catch (InterruptedException | RuntimeException | Error e) {
             outcome = outcome(e);
             barrier.guess(-1);
             if (seat != null) {
                 seat.close();
             }
-            throw e;
-        } finally {
-            if (readyWatch != null) {
-                readyWatch.remove(); // only if it never fired: a broken (or abandoned) generation's marker never comes
-            }
             finish("coord.barrier.enter.wait", outcome);
+            throw e;
         }
+    }
+
+    @Override
+    void resumed() {
+        super.resumed();
+        if (waiting) {
+            first = false;
+            view = null;
+            members = null;
+        }
+    }
+
+    /** Ends the call's registrations: the signal (its watches, unless handed to the seat) and the ready watch. */
+    @Override
+    void ended() {
+        super.ended();
+        if (readyWatch != null) {
+            readyWatch.remove(); // only if it never fired: a broken (or abandoned) generation's marker never comes
+        }
+    }
+
+    /**
+     * Withdraws this call's seat (a cancelled {@code enterAsync}, between steps): while the
+     * generation is still OPEN, one transaction deletes the seat and records its withdrawal, so
+     * the count goes on as if this member never came. Once the generation is decided it is too
+     * late: the seat is closed as {@link BarrierSeat#close()} closes it. Returns whether it was
+     * withdrawn.
+     */
+    boolean withdraw() throws InterruptedException {
+        barrier.guess(-1);
+        if (seat == null && pendingUnique != null) {
+            adopt(pending, pendingUnique); // a create whose answer was lost: find it, to withdraw it
+        }
+        if (seat == null) {
+            finish("coord.barrier.enter.wait", "cancelled");
+            return true;
+        }
+        Generation g = new Generation(store.root(), seat.generation());
+        boolean withdrawn = false;
+        BarrierStore.Root root = store.readRoot(store.curator(), null);
+        if (root != null && root.record().generation() == g.number() && root.record().phase() == Phase.OPEN) {
+            withdrawn = store.seats().withdraw(g, seat, root.version());
+        }
+        if (!withdrawn) {
+            seat.close();
+        }
+        finish("coord.barrier.enter.wait", "cancelled");
+        return withdrawn;
     }
 
     /** Takes a seat; on return {@link #seat} is set, and {@link #view} / {@link #members} when the batch read them. */
     private void join() throws InterruptedException {
-        long guess = barrier.guess();
-        Generation pending = null;
-        String pendingUnique = null;
         while (true) {
             epoch = signal.epoch();
             try {
@@ -209,7 +297,7 @@ final class Entering extends Waiting {
             Members m = store.seats().members(SeatCalls.await(listed, giveUp, g.members()), g);
             remember(m);
             // Seat 0 must watch the children: it reads them again, with the watch.
-            members = m.present().containsKey(seat.sequence()) && seat.sequence() != 0 ? m : null;
+            members = m.present().containsKey(seat.sequence()) && m.before(seat.sequence()) >= 0 ? m : null;
         } catch (CoordException e) {
             members = null;
         }
@@ -248,7 +336,6 @@ final class Entering extends Waiting {
     private void awaitEntered() throws InterruptedException {
         Generation g = new Generation(store.root(), seat.generation());
         long mine = seat.sequence();
-        boolean first = true;
         while (true) {
             try {
                 if (view == null && readyWatch != null && readyWatch.generation() == g.number() && readyWatch.ready()) {
@@ -268,6 +355,12 @@ final class Entering extends Waiting {
                         members = store.readMembers(watching, g, mine == 0 ? signal : null);
                         remember(members);
                         step = BarrierRule.enter(record, mine, members, cause);
+                        if (step.action() == Action.WAIT && step.watchChildren() && mine != 0) {
+                            // the seats before ours all withdrew: ours is first now, and watches the children
+                            members = store.readMembers(watching, g, signal);
+                            remember(members);
+                            step = BarrierRule.enter(record, mine, members, cause);
+                        }
                     }
                     if (decide(step, g, first)) {
                         return;
@@ -312,7 +405,14 @@ final class Entering extends Waiting {
                 seat.readyVersion(readyVersion);
                 return true;
             }
-            case REFUSED -> throw refused(g);
+            case REFUSED -> {
+                // Seats numbered past the parties are admitted when earlier ones withdrew: READY's list says.
+                if (!store.readAdmitted(g.number()).contains(seat.node().name())) {
+                    throw refused(g);
+                }
+                seat.readyVersion(readyVersion);
+                return true;
+            }
             case BROKEN -> throw barrier.broken(view.record(), view.mtime(), first ? barrier.lateArrival() : null);
             case DECIDE_READY -> {
                 View root = forDecision(view);

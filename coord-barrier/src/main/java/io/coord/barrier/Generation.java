@@ -35,6 +35,8 @@ record Generation(CoordPath root, long number) {
     static final String BROKEN = "broken";
     static final String SEAT_PREFIX = "m-";
     static final String LEFT_PREFIX = "left-";
+    /** A seat withdrawn before its generation was decided (a cancelled {@code enterAsync}): counts as never having come. */
+    static final String WITHDRAWN_PREFIX = "withdrawn-";
     /**
      * The unique part of a seat's name: 32 hex digits, the making member object's own 16 (see
      * {@link ZkDoubleBarrier#newUnique()}) and 16 random ones per attempt.
@@ -94,6 +96,16 @@ record Generation(CoordPath root, long number) {
     }
 
     /**
+     * The withdrawn marker of seat {@code seq}, before ZooKeeper's sequence suffix: it is created
+     * sequential because every child create takes a number from the same counter as the seats
+     * (the parent's cversion; a delete takes none), so the marker names both numbers it accounts
+     * for, the seat's and its own, and the seats' numbering keeps no unexplained gap.
+     */
+    CoordPath withdrawnMarker(long seq) {
+        return members().child(WITHDRAWN_PREFIX + String.format("%010d", seq) + "-");
+    }
+
+    /**
      * The name a member's seat is created with, before ZooKeeper adds the sequence:
      * {@code m-{memberId}-{unique}-}. The unique part finds the seat again after a create whose
      * answer was lost (the protection Curator's protected mode gives, in the name's own layout).
@@ -146,32 +158,88 @@ record Generation(CoordPath root, long number) {
         return SequentialNodes.sequence(node);
     }
 
+    /** The two numbers a withdrawn marker accounts for (the seat's, the marker's own), or an empty list. */
+    static List<Long> parseWithdrawn(String node) {
+        // withdrawn-{seq, 10 digits}-{own, 10 digits}
+        if (!node.startsWith(WITHDRAWN_PREFIX) || node.length() != WITHDRAWN_PREFIX.length() + 21
+                || node.charAt(WITHDRAWN_PREFIX.length() + 10) != '-') {
+            return List.of();
+        }
+        long seat = SequentialNodes.sequence(node.substring(0, WITHDRAWN_PREFIX.length() + 10));
+        long own = SequentialNodes.sequence(node);
+        return seat < 0 || own < 0 ? List.of() : List.of(seat, own);
+    }
+
     /**
      * One listing of a generation's {@code members} node: the seats still there (by sequence), the
-     * sequences that left, and how many children were ever deleted. ZooKeeper counts every child
-     * create and delete in the parent's {@code cversion}, so {@code (cversion - numChildren) / 2}
-     * is the number of deletions: a seat that vanished is seen even by a reader that never saw it.
+     * sequences that left, the sequences withdrawn before the decision, and how many children were
+     * ever deleted as far as {@code (cversion - numChildren) / 2} tells. ZooKeeper 3.9.5 counts
+     * child creates in the parent's {@code cversion} but not deletes, so that count is at most
+     * half the deletions (a lower bound, never more); what finds a vanished seat for sure is its
+     * number: every child create takes the next number, so while OPEN each number below the
+     * newest is a seat or accounted for by a withdrawn marker ({@link BarrierRule#vanished}).
      */
-    record Members(Map<Long, Seat> present, Set<Long> left, int deletions) {
+    record Members(Map<Long, Seat> present, Set<Long> left, int deletions, Set<Long> withdrawn) {
         Members {
             present = Collections.unmodifiableMap(new TreeMap<>(present));
             left = Collections.unmodifiableSet(new TreeSet<>(left));
+            withdrawn = Collections.unmodifiableSet(new TreeSet<>(withdrawn));
             if (deletions < 0) {
                 throw new IllegalArgumentException("deletions must be >= 0, got " + deletions);
             }
         }
 
+        Members(Map<Long, Seat> present, Set<Long> left, int deletions) {
+            this(present, left, deletions, Set.of());
+        }
+
         static Members parse(List<String> children, int cversion, int numChildren) {
             Map<Long, Seat> present = new TreeMap<>();
             Set<Long> left = new TreeSet<>();
+            Set<Long> withdrawn = new TreeSet<>();
             for (String child : children) {
                 parseSeat(child).ifPresent(s -> present.put(s.seq(), s));
                 long l = parseLeft(child);
                 if (l >= 0) {
                     left.add(l);
                 }
+                withdrawn.addAll(parseWithdrawn(child));
             }
-            return new Members(present, left, Math.max(0, (cversion - numChildren) / 2));
+            return new Members(present, left, Math.max(0, (cversion - numChildren) / 2), withdrawn);
+        }
+
+        /**
+         * Seats deleted other than by a withdrawal, as far as the count shows (members whose
+         * sessions ended); each withdrawal accounts for two numbers and one deletion. A seat that
+         * vanished also shows as a number that is neither a seat, a left marker nor withdrawn.
+         */
+        int vanished() {
+            return Math.max(0, deletions - withdrawn.size() / 2);
+        }
+
+        /**
+         * The sequences a generation of {@code parties} admits: the first {@code parties} not
+         * withdrawn, in arrival order (0, 1, 2, ... when nobody withdrew). Withdrawals happen only
+         * while the generation is OPEN, so once it is READY this list is fixed.
+         */
+        List<Long> admitted(int parties) {
+            List<Long> out = new java.util.ArrayList<>(parties);
+            for (long s = 0; out.size() < parties; s++) {
+                if (!withdrawn.contains(s)) {
+                    out.add(s);
+                }
+            }
+            return out;
+        }
+
+        /** The seat that arrived last before {@code seq} and did not withdraw; -1 if none (seq is the first). */
+        long before(long seq) {
+            for (long s = seq - 1; s >= 0; s--) {
+                if (!withdrawn.contains(s)) {
+                    return s;
+                }
+            }
+            return -1;
         }
 
         /** Arrivals so far: the highest sequence ever seen + 1 (seats that vanished still count as arrived). */
@@ -181,6 +249,9 @@ record Generation(CoordPath root, long number) {
                 max = Math.max(max, s);
             }
             for (long s : left) {
+                max = Math.max(max, s);
+            }
+            for (long s : withdrawn) {
                 max = Math.max(max, s);
             }
             return max + 1;

@@ -29,26 +29,78 @@ final class Leaving extends Waiting {
     /** How long after everyone left a member's seat is deleted: after the other members have read the outcome. */
     static final long TIDY_DELAY_MS = 100;
 
-    Leaving(ZkDoubleBarrier barrier, Duration timeout) {
+    private final ZkBarrierSeat seat;
+    /** Whether our left marker is in place: true, false, or null (unknown: a lost answer). */
+    private Boolean left = Boolean.FALSE;
+    /** Whether the first pass (the look, then the marker's batch) is still to come. */
+    private boolean batch;
+
+    Leaving(ZkDoubleBarrier barrier, ZkBarrierSeat seat, Duration timeout) {
         super(barrier, timeout);
+        this.seat = seat;
     }
 
-    void leave(ZkBarrierSeat seat) throws InterruptedException {
+    /** The async {@code leave}: the same steps, with no thread held between them. */
+    java.util.concurrent.CompletableFuture<Void> leaveAsync(java.util.concurrent.Executor executor) {
+        openSignal();
+        signal.follow(seat);
+        return AsyncBarrierCall.start(this, new AsyncBarrierCall.Steps<Void>() {
+            @Override
+            public Void step() throws InterruptedException {
+                Leaving.this.step();
+                return null;
+            }
+
+            @Override
+            public void cancel() {
+                abandon();
+            }
+        }, executor, none -> { });
+    }
+
+    /** The sync {@code leave}: the same steps as {@link #step()}, parked between them. */
+    void leave() throws InterruptedException {
+        openSignal();
+        signal.follow(seat);
+        try {
+            step();
+        } finally {
+            ended();
+        }
+    }
+
+    /** Follows the seat too: a loss or a reconnect wakes the wait. */
+    @Override
+    WakeSignal openSignal() {
+        WakeSignal s = super.openSignal();
+        batch = seat.state() == LeaseState.ACQUIRED && seat.readyVersion() >= 0;
+        return s;
+    }
+
+    /**
+     * Leaves and waits until all left, from wherever the last call left off (see
+     * {@link Entering#step()}); the seat is released when the call ends, whatever the outcome.
+     */
+    void step() throws InterruptedException {
         String outcome = "failed";
         WatcherRemoveCuratorFramework tidy = null;
-        try (WakeSignal s = openSignal()) {
-            s.follow(seat);
-            awaitLeft(seat);
+        try {
+            awaitLeft();
             outcome = "released";
-            tidy = s.handOffWatches(); // removed below, a moment later
+            tidy = signal.handOffWatches(); // removed below, a moment later
             if (cause == Cause.INTERRUPT) {
                 Thread.currentThread().interrupt();
             }
+        } catch (Suspend s) {
+            outcome = null;
+            throw s;
         } catch (InterruptedException | RuntimeException | Error e) {
             outcome = outcome(e);
             throw e;
         } finally {
-            if ("released".equals(outcome)) {
+            if (outcome == null) {
+                // suspended: the call goes on later
+            } else if ("released".equals(outcome)) {
                 // Everyone has left: the seat's node and this call's watches only need tidying.
                 // That happens on the client's own event thread, and a moment later: the delete is
                 // a write, and a server queues reads behind a write it is syncing to disk, so a
@@ -69,14 +121,24 @@ final class Leaving extends Waiting {
         }
     }
 
-    private void awaitLeft(ZkBarrierSeat seat) throws InterruptedException {
+    /**
+     * A cancelled {@code leaveAsync}, between steps: this member stops waiting. Its left marker,
+     * if in place, stands (the others still finish); the seat is closed either way, so without
+     * the marker the generation breaks for the others, as {@link BarrierSeat#close()} before
+     * leaving does. Returns whether the marker was in place.
+     */
+    boolean abandon() {
+        boolean leftAlready = Boolean.TRUE.equals(left);
+        seat.close();
+        finish("coord.barrier.leave.wait", "cancelled");
+        return leftAlready;
+    }
+
+    private void awaitLeft() throws InterruptedException {
         Generation g = new Generation(store.root(), seat.generation());
         long mine = seat.sequence();
-        Boolean left = Boolean.FALSE;
         View view = null;
         Members members = null;
-        boolean batch = seat.state() == LeaseState.ACQUIRED && seat.readyVersion() >= 0;
-        long epoch = signal.epoch();
         while (true) {
             try {
                 if (batch) {
@@ -181,7 +243,7 @@ final class Leaving extends Waiting {
                 || root.version() != seat.readyVersion() || before.left().contains(seat.sequence())) {
             return false;
         }
-        for (long s = 0; s < barrier.parties(); s++) {
+        for (long s : before.admitted(barrier.parties())) {
             if (s != seat.sequence() && !before.left().contains(s)) {
                 return false;
             }

@@ -272,6 +272,38 @@ final class SeatCalls {
         return async(seat, cb -> store.curator().transaction().inBackground(cb).forOperations(ops));
     }
 
+    /**
+     * Withdraws {@code seat} from its generation while the generation is still OPEN at
+     * {@code rootVersion}, in one transaction: the record unchanged (so a READY or BROKEN
+     * decision and this withdrawal cannot both commit), the seat deleted, its withdrawn marker
+     * created (so the deletion is not taken for a member that vanished), and the members node's
+     * version bumped (so an arrival that looked before and would complete the count with this
+     * seat fails its compare-and-set and looks again). False if the generation moved first (or
+     * the seat is gone): then it is too late to withdraw.
+     */
+    boolean withdraw(Generation g, ZkBarrierSeat seat, int rootVersion) throws InterruptedException {
+        io.coord.internal.NodeLease.OwnRelease release = seat.lease().beginOwnRelease();
+        boolean committed = false;
+        try {
+            committed = store.commit(List.of(
+                    store.op(() -> store.curator().transactionOp().check().withVersion(rootVersion).forPath(root.value())),
+                    release.deleteOp(),
+                    store.op(() -> store.curator().transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                            .forPath(g.withdrawnMarker(seat.sequence()).value(),
+                            seat.memberId().getBytes(StandardCharsets.UTF_8))),
+                    store.op(() -> store.curator().transactionOp().setData().forPath(g.members().value(), new byte[0]))),
+                    "withdraw seat #" + seat.sequence() + " from generation " + g.number());
+            return committed;
+        } finally {
+            if (committed) {
+                release.committed();
+                seat.closeNow(); // the lease is RELEASED: this only forgets it and removes the enter's watches
+            } else {
+                release.notCommitted();
+            }
+        }
+    }
+
     /** Our seat's node, found by its unique name after a create whose answer was lost; null if it is not there. */
     String findSeat(Generation g, String uniquePart) throws InterruptedException {
         List<String> children = zk.call(g.members(), () -> store.curator().getChildren().forPath(g.members().value()));

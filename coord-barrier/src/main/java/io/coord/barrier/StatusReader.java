@@ -67,9 +67,12 @@ final class StatusReader {
         int waitingFor = 0;
         List<String> missing = new ArrayList<>();
         switch (record.phase()) {
-            case OPEN -> waitingFor = (int) Math.max(0, parties - present.keySet().stream().filter(s -> s < parties).count());
+            case OPEN -> {
+                List<Long> admitted = members.admitted(parties);
+                waitingFor = (int) Math.max(0, parties - present.keySet().stream().filter(admitted::contains).count());
+            }
             case READY -> {
-                for (long s = 0; s < parties; s++) {
+                for (long s : members.admitted(parties)) {
                     if (!members.left().contains(s)) {
                         waitingFor++;
                         Seat seat = present.get(s);

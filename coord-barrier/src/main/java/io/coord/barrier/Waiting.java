@@ -49,6 +49,30 @@ abstract class Waiting {
     WakeSignal signal;
     RootWatch rootWatch;
     Cause cause = Cause.NONE;
+    /** The signal's epoch before the reads the next wait is about. */
+    long epoch;
+    /** Whether this call waits by unwinding ({@link Suspend}) instead of parking its thread: an async call. */
+    private boolean async;
+
+    /**
+     * How an async call waits: instead of parking, a wait unwinds the call's step with this, and
+     * {@link AsyncBarrierCall} runs the step again after a wake-up after {@link #epoch} or at
+     * {@link #until} (nanoTime). The steps keep their state in fields, so running one again
+     * carries on where the wait was, as the sync loop does after its wait returns.
+     */
+    static final class Suspend extends RuntimeException {
+        final long epoch;
+        final long until;
+        /** Whether reaching {@link #until} is the caller's deadline (the cause becomes TIMEOUT), not a retry pause. */
+        final boolean deadline;
+
+        Suspend(long epoch, long until, boolean deadline) {
+            super(null, null, false, false);
+            this.epoch = epoch;
+            this.until = until;
+            this.deadline = deadline;
+        }
+    }
 
     Waiting(ZkDoubleBarrier barrier, Duration timeout) {
         this.barrier = barrier;
@@ -67,7 +91,34 @@ abstract class Waiting {
         signal = new WakeSignal(store.zk()).followSessions();
         rootWatch = new RootWatch(signal);
         watching = signal.watching();
+        epoch = signal.epoch();
         return signal;
+    }
+
+    /** Makes this call wait by unwinding: see {@link Suspend}. Before the first step. */
+    void runAsync() {
+        async = true;
+    }
+
+    boolean async() {
+        return async;
+    }
+
+    /** Before a step runs again after a wait: as the sync loop goes on after its wait returned. */
+    void resumed() {
+        epoch = signal.epoch();
+    }
+
+    /** The deadline passed while suspended with no wake-up: as the sync wait returning false. */
+    void timedOut() {
+        if (cause == Cause.NONE) {
+            cause = Cause.TIMEOUT;
+        }
+    }
+
+    /** Ends the call's registrations and removes its watches (those not handed off). */
+    void ended() {
+        signal.close();
     }
 
     /**
@@ -175,6 +226,16 @@ abstract class Waiting {
 
     /** Waits for a wake-up after {@code epoch}; the deadline passing makes the cause TIMEOUT. */
     void awaitSignal(long epoch) throws InterruptedException {
+        if (async) {
+            if (cause == Cause.NONE && signal.epoch() == epoch) {
+                if (System.nanoTime() - deadline >= 0) {
+                    cause = Cause.TIMEOUT;
+                } else {
+                    throw new Suspend(epoch, deadline, true);
+                }
+            }
+            return;
+        }
         if (cause == Cause.NONE && !signal.await(epoch, deadline)) {
             cause = Cause.TIMEOUT;
         }
@@ -192,6 +253,12 @@ abstract class Waiting {
             cause = Cause.TIMEOUT;
         }
         long until = giveUp - (now + RETRY_NANOS) < 0 ? giveUp : now + RETRY_NANOS;
+        if (async) {
+            if (signal.epoch() == epoch) {
+                throw new Suspend(epoch, until, false);
+            }
+            return;
+        }
         signal.await(epoch, until);
     }
 

@@ -59,6 +59,16 @@ final class ZkBarrierSeat extends ForwardingLease implements BarrierSeat {
         barrier.leave(this, timeout);
     }
 
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> leaveAsync(Duration timeout, java.util.concurrent.Executor executor) {
+        ZkDoubleBarrier.requireExecutor(executor);
+        ZkDoubleBarrier.requirePositive(timeout, "leave"); // before the seat is marked leaving: a bad call changes nothing
+        if (!leaving.compareAndSet(false, true)) {
+            throw new IllegalStateException("seat " + this + " has already left (or is leaving)");
+        }
+        return barrier.leaveAsync(this, timeout, executor);
+    }
+
     NodeLease lease() {
         return lease;
     }

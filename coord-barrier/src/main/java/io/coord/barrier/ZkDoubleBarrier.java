@@ -20,6 +20,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
@@ -84,14 +86,30 @@ final class ZkDoubleBarrier implements DoubleBarrier {
 
     @Override
     public BarrierSeat enter(Duration timeout) throws InterruptedException {
+        requireNotIn(timeout);
+        return new Entering(this, timeout).enter();
+    }
+
+    @Override
+    public CompletableFuture<BarrierSeat> enterAsync(Duration timeout, Executor executor) {
+        requireExecutor(executor);
+        requireNotIn(timeout);
+        return new Entering(this, timeout).enterAsync(executor);
+    }
+
+    private void requireNotIn(Duration timeout) {
         requirePositive(timeout, "enter");
         ZkBarrierSeat held = current.get();
         if (held != null) {
             throw new IllegalStateException("member " + memberId() + " is still in generation " + held.generation()
                     + " of barrier " + name + "; leave it (or close its seat) before entering again");
         }
-        checkRootOnce();
-        return new Entering(this, timeout).enter();
+    }
+
+    static void requireExecutor(Executor executor) {
+        if (executor == null) {
+            throw new IllegalArgumentException("executor must not be null: it runs the future's completion");
+        }
     }
 
     /**
@@ -100,7 +118,7 @@ final class ZkDoubleBarrier implements DoubleBarrier {
      * child of the root once. Once per object, not per round: a rolling deploy starts new members
      * beside the old ones, and a member's later rounds would only pay a round trip for it.
      */
-    private void checkRootOnce() throws InterruptedException {
+    void checkRootOnce() throws InterruptedException {
         if (rootChecked) {
             return;
         }
@@ -130,10 +148,25 @@ final class ZkDoubleBarrier implements DoubleBarrier {
         seat.leave(timeout);
     }
 
+    @Override
+    public CompletableFuture<Void> leaveAsync(Duration timeout, Executor executor) {
+        ZkBarrierSeat seat = current.get();
+        if (seat == null) {
+            throw new IllegalStateException("member " + memberId() + " has not entered barrier " + name);
+        }
+        return seat.leaveAsync(timeout, executor);
+    }
+
     /** Called by {@link BarrierSeat#leave}. */
     void leave(ZkBarrierSeat seat, Duration timeout) throws InterruptedException {
         requirePositive(timeout, "leave");
-        new Leaving(this, timeout).leave(seat);
+        new Leaving(this, seat, timeout).leave();
+    }
+
+    /** Called by {@link BarrierSeat#leaveAsync}. */
+    CompletableFuture<Void> leaveAsync(ZkBarrierSeat seat, Duration timeout, Executor executor) {
+        requirePositive(timeout, "leave");
+        return new Leaving(this, seat, timeout).leaveAsync(executor);
     }
 
     void entered(ZkBarrierSeat seat) {
@@ -380,8 +413,10 @@ final class ZkDoubleBarrier implements DoubleBarrier {
         return epochMillis <= 0 ? "?" : TIME.format(Instant.ofEpochMilli(epochMillis));
     }
 
-    private static void requirePositive(Duration timeout, String what) {
-        Objects.requireNonNull(timeout, "timeout");
+    static void requirePositive(Duration timeout, String what) {
+        if (timeout == null) {
+            throw new IllegalArgumentException(what + " timeout must not be null");
+        }
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException(what + " timeout must be > 0, got " + timeout);
         }

@@ -45,6 +45,7 @@
  * /barriers/{name}/{generation}/members                        persistent; data version = arrivals so far
  * /barriers/{name}/{generation}/members/m-{memberId}-{unique}-{seq}     ephemeral-sequential: one seat (unique: the member's prefix + random)
  * /barriers/{name}/{generation}/members/left-{seq}   persistent: seat {seq} left
+ * /barriers/{name}/{generation}/members/withdrawn-{seq}  persistent: seat {seq} was withdrawn before the decision (a cancelled enterAsync)
  * /barriers/{name}/{generation}/ready                persistent: all entered (data: the admitted seats); waiters in enter watch it (exists)
  * /barriers/{name}/{generation}/done                 persistent: all left
  * /barriers/{name}/{generation}/broken               persistent: broke (data: reason, failed members, phase)
@@ -84,6 +85,40 @@
  *   <li><b>Interrupt</b>: the interrupted waiter breaks the generation and throws
  *       {@link InterruptedException}, unless the phase was already decided for everyone: then it
  *       returns normally with its interrupt flag set. A second interrupt gives up at once.
+ * </ul>
+ *
+ * <h2>Async calls</h2>
+ * {@link io.coord.barrier.DoubleBarrier#enterAsync} and
+ * {@link io.coord.barrier.BarrierSeat#leaveAsync} run the same steps as {@code enter} and
+ * {@code leave} (the same reads, the same decisions, the same server facts; one implementation).
+ * Where the blocking call parks its thread, the async one holds none: a watch, a change of the
+ * session or the seat's lease, or the deadline (on {@link System#nanoTime()}) starts its next step
+ * on a Coord step thread ({@code coord-barrier-step-N}, a read and its decision, about a round
+ * trip). The future completes on the caller's executor (by default CompletableFuture's default
+ * async executor), never on ZooKeeper's or Coord's event thread. Failure semantics are the
+ * blocking calls' above, with cancelling in the place of an interrupt:
+ * <ul>
+ *   <li>SUSPENDED: keeps waiting and reads again on the reconnect. Another member's session
+ *       ends: fails with {@link io.coord.BarrierBrokenException} naming it, within about its
+ *       session timeout. This member's session ends, or its timeout passes: fails as the
+ *       blocking call throws (the generation breaks for everyone). ZooKeeper unreachable past
+ *       the timeout plus a session: {@link io.coord.ConnectionLostException}. Session events,
+ *       queued events and events for other paths never complete a pending call.
+ *   <li><b>Cancelling a pending enter withdraws this member</b>: while the generation is OPEN,
+ *       one transaction that checks the record is still undecided deletes the seat, creates
+ *       its {@code withdrawn-{seq}} marker and bumps the members node's version. The rules count
+ *       a withdrawn seat as never having come: it is not a vanished member (nothing breaks), the
+ *       parties are the first {@code parties} seats not withdrawn, and the next seat not
+ *       withdrawn takes over its watch. If READY was recorded first (this member among the
+ *       parties), it is too late: the seat is closed, which abandons the generation (the others
+ *       get {@link io.coord.BarrierBrokenException} in leave), as {@code close()} before
+ *       {@code leave} does.
+ *   <li><b>Cancelling a pending leave</b> stops this member waiting; a leave cannot be taken
+ *       back. If its {@code left} marker is in place, it stands and the others finish; if not
+ *       yet, the seat is closed without it and the generation breaks for the others. The seat
+ *       is released either way.
+ *   <li>An executor that refuses the completion: the future fails with
+ *       {@link java.util.concurrent.RejectedExecutionException} (an entered seat is closed).
  * </ul>
  */
 package io.coord.barrier;

@@ -102,12 +102,43 @@ class BarrierRuleTest {
         assertTrue(first.seats().isEmpty());
     }
 
+    /** A withdrawn seat (a cancelled enterAsync) never came: no vanished member, and the next seats take its place. */
+    @Test
+    void aWithdrawnSeatCountsAsNeverHavingCome() {
+        Map<Long, Seat> seats = new TreeMap<>();
+        for (long s : List.of(0L, 2L, 3L)) {
+            seats.put(s, seat(s));
+        }
+        // seat #1 withdrew: one deletion, one withdrawn marker (it took number #2 itself)
+        seats.remove(2L);
+        seats.put(4L, seat(4));
+        Members withdrawn = new Members(seats, Set.of(), 1, Set.of(1L, 2L));
+        assertEquals(0, withdrawn.vanished());
+        assertEquals(List.of(0L, 3L, 4L, 5L), withdrawn.admitted(PARTIES));
+        assertEquals(Members.parse(List.of(seat(0).node(), "withdrawn-0000000001-0000000002"), 3, 2).withdrawn(), Set.of(1L, 2L));
+        Step waiting = BarrierRule.enter(record(Phase.OPEN), 3, withdrawn, Cause.NONE);
+        assertEquals(Action.WAIT, waiting.action(), waiting.toString());
+        assertEquals(List.of(seat(0)), waiting.seats(), "#3 watches #0, the seat before it that did not withdraw");
+        seats.put(5L, seat(5));
+        Members full = new Members(seats, Set.of(), 1, Set.of(1L, 2L));
+        assertEquals(Action.DECIDE_READY, BarrierRule.enter(record(Phase.OPEN), 5, full, Cause.NONE).action(),
+                "#5 completes the count of " + PARTIES + " without #1");
+        assertEquals(Action.WAIT, BarrierRule.enter(record(Phase.OPEN), 0, full, Cause.NONE).action());
+        Members vanished = new Members(Map.of(0L, seat(0), 4L, seat(4)), Set.of(), 1, Set.of(1L, 2L));
+        assertEquals(Action.BREAK, BarrierRule.enter(record(Phase.OPEN), 4, vanished, Cause.NONE).action(),
+                "#3 vanished beside the withdrawn #1: that breaks");
+        Members allLeft = new Members(Map.of(0L, seat(0), 3L, seat(3), 4L, seat(4), 5L, seat(5)), Set.of(0L, 3L, 4L, 5L), 1,
+                Set.of(1L, 2L));
+        assertEquals(Action.DECIDE_DONE, BarrierRule.leave(record(Phase.READY), 5, allLeft, true, false, Cause.NONE).action());
+    }
+
     @Test
     void leaveIsDecidedByTheRecordThenByWhoLeft() {
         assertEquals(Action.RELEASED, BarrierRule.leave(record(Phase.DONE), 1, null, true, false, Cause.NONE).action());
         assertEquals(Action.BROKEN, BarrierRule.leave(record(Phase.BROKEN), 1, null, false, false, Cause.NONE).action());
         assertThrows(IllegalStateException.class, () -> BarrierRule.leave(record(Phase.OPEN), 1, null, false, false, Cause.NONE));
-        assertThrows(IllegalStateException.class, () -> BarrierRule.leave(record(Phase.READY), 4, null, false, false, Cause.NONE),
+        assertThrows(IllegalStateException.class, () -> BarrierRule.leave(record(Phase.READY), 4,
+                members(List.of(0L, 1L, 2L, 3L, 4L), List.of(), 0), false, false, Cause.NONE),
                 "an extra never leaves: it was never admitted");
         assertEquals(Action.LEAVE, BarrierRule.leave(record(Phase.READY), 1, null, false, false, Cause.NONE).action());
         assertEquals(Action.READ_MEMBERS, BarrierRule.leave(record(Phase.READY), 1, null, true, false, Cause.NONE).action());

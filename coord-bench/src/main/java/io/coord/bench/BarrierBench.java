@@ -25,7 +25,8 @@ import org.apache.curator.framework.recipes.barriers.DistributedDoubleBarrier;
 
 /**
  * {@code barrier.double}: how long a double barrier takes to let everyone through once the last
- * member arrives, for 16 and 32 members, each on its own client. A cycle: all members but one call
+ * member arrives, for 16 and 32 members (the system property {@value #SIZES_PROPERTY} sets other
+ * counts, e.g. "4,32,128" for the scale curve), each on its own client. A cycle: all members but one call
  * {@code enter} and block; once they all wait (read from the server), the last member calls
  * {@code enter}; the figure is the time from that call until every member has returned. The same
  * for {@code leave}. Reported: the median and the maximum over all cycles of all rounds.
@@ -53,7 +54,9 @@ import org.apache.curator.framework.recipes.barriers.DistributedDoubleBarrier;
 final class BarrierBench implements Benchmark {
     static final String NAME = "barrier.double";
     static final String PEER = "curator";
-    static final int[] SIZES = {16, 32};
+    /** The member counts, comma-separated (the scale curve runs "4,32,128"); each member is its own client. */
+    static final String SIZES_PROPERTY = "coord.bench.barrier.sizes";
+    static final String SIZES_DEFAULT = "16,32";
     /** Cycles per round and side; {@code --ops} sets it, up to {@value #MAX_CYCLES}. */
     static final int DEFAULT_CYCLES = 3;
     /** A cycle is 2 x 16..32 barrier passages and two settles of the others: {@code --ops 20} must not mean 20 of them. */
@@ -74,7 +77,29 @@ final class BarrierBench implements Benchmark {
 
     @Override
     public String description() {
-        return "double barrier, last member's enter (or leave) until all are released, 16 and 32 members; peer: Curator DistributedDoubleBarrier";
+        return "double barrier, last member's enter (or leave) until all are released, " + sizes()
+                + " members; peer: Curator DistributedDoubleBarrier";
+    }
+
+    /** The member counts from {@value #SIZES_PROPERTY}; a bad value fails naming it. */
+    static List<Integer> sizes() {
+        String value = System.getProperty(SIZES_PROPERTY, SIZES_DEFAULT);
+        List<Integer> sizes = new ArrayList<>();
+        for (String part : value.split(",")) {
+            int n;
+            try {
+                n = Integer.parseInt(part.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(SIZES_PROPERTY + " must be comma-separated member counts in 2.."
+                        + DoubleBarrier.MAX_PARTIES + ", got \"" + value + "\" (\"" + part.trim() + "\" is not a number)");
+            }
+            if (n < 2 || n > DoubleBarrier.MAX_PARTIES) {
+                throw new IllegalArgumentException(SIZES_PROPERTY + " must be comma-separated member counts in 2.."
+                        + DoubleBarrier.MAX_PARTIES + ", got \"" + value + "\" (" + n + " is out of range)");
+            }
+            sizes.add(n);
+        }
+        return sizes;
     }
 
     /** One side of the comparison: N members, each on its own client. */
@@ -129,7 +154,7 @@ final class BarrierBench implements Benchmark {
     public List<Figure> run(BenchContext ctx) throws InterruptedException {
         int cycles = Math.min(MAX_CYCLES, ctx.ops(DEFAULT_CYCLES));
         List<Figure> figures = new ArrayList<>();
-        for (int n : SIZES) {
+        for (int n : sizes()) {
             ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
                 Thread t = new Thread(r, "bench-barrier-member");
                 t.setDaemon(true);

@@ -63,6 +63,7 @@ public final class WakeSignal implements Watcher, AutoCloseable {
     private boolean sessionEnded; // guarded by lock
     private boolean watchesHandedOff; // guarded by lock
     private boolean closed; // guarded by lock
+    private java.util.List<Runnable> onWake = new java.util.ArrayList<>(); // guarded by lock
 
     public WakeSignal(Zk zk) {
         this.zk = zk;
@@ -77,12 +78,14 @@ public final class WakeSignal implements Watcher, AutoCloseable {
     /** A watch fired (or the connection changed, a {@code None} event): records the node and wakes. */
     @Override
     public void process(WatchedEvent event) {
+        java.util.List<Runnable> woken;
         synchronized (lock) {
             if (event.getType() != Event.EventType.None && event.getPath() != null) {
                 (event.getType() == Event.EventType.NodeDeleted ? gone : changed).add(event.getPath());
             }
-            wakeLocked();
+            woken = wakeLocked();
         }
+        woken.forEach(Runnable::run);
     }
 
     /** Also wakes on {@code session}'s suspension, reconnection and end (recorded: see {@link Wakes#sessionEnded()}). */
@@ -162,9 +165,30 @@ public final class WakeSignal implements Watcher, AutoCloseable {
 
     /** Wakes the waiter; any thread. */
     public void fire() {
+        java.util.List<Runnable> woken;
         synchronized (lock) {
-            wakeLocked();
+            woken = wakeLocked();
         }
+        woken.forEach(Runnable::run);
+    }
+
+    /**
+     * Runs {@code action} once, on the first wake-up after {@code seen} (here and now if there was
+     * one already): for a waiter that waits without a thread (an async call). It runs on the
+     * waking thread, often ZooKeeper's or Coord's event thread, so it must not block: hand the work
+     * on. Never runs after {@link #close()}.
+     */
+    public void onWake(long seen, Runnable action) {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            if (epoch == seen) {
+                onWake.add(action);
+                return;
+            }
+        }
+        action.run();
     }
 
     /** The count of wake-ups so far: read it before reading ZooKeeper, pass it to {@link #await}. */
@@ -245,6 +269,7 @@ public final class WakeSignal implements Watcher, AutoCloseable {
                 return;
             }
             closed = true;
+            onWake = new java.util.ArrayList<>();
             toClose = new LinkedHashSet<>(registrations);
             registrations.clear();
             removeWatches = !watchesHandedOff;
@@ -274,16 +299,25 @@ public final class WakeSignal implements Watcher, AutoCloseable {
     }
 
     private void sessionChanged(boolean ended) {
+        java.util.List<Runnable> woken;
         synchronized (lock) {
             sessionChanges++;
             sessionEnded |= ended;
-            wakeLocked();
+            woken = wakeLocked();
         }
+        woken.forEach(Runnable::run);
     }
 
-    private void wakeLocked() {
+    /** Counts a wake-up; returns the {@link #onWake} actions to run, outside the lock. */
+    private java.util.List<Runnable> wakeLocked() {
         epoch++;
         lock.notifyAll();
+        if (onWake.isEmpty()) {
+            return java.util.List.of();
+        }
+        java.util.List<Runnable> woken = onWake;
+        onWake = new java.util.ArrayList<>();
+        return woken;
     }
 
     @Override
