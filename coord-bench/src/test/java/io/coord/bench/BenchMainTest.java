@@ -34,6 +34,9 @@ class BenchMainTest {
     static {
         // The membership scale curve's 10, 100 and 500 members are for ./coord bench, not a smoke run.
         System.setProperty(MembershipScaleBench.SIZES_PROPERTY, System.getProperty(MembershipScaleBench.SIZES_PROPERTY, "4"));
+        // Likewise the other scale curves (./coord bench --scale runs them at hundreds): a tiny size each.
+        System.setProperty(ElectionScaleBench.SIZES_PROPERTY, System.getProperty(ElectionScaleBench.SIZES_PROPERTY, "3"));
+        System.setProperty(DiscoveryScaleBench.SIZES_PROPERTY, System.getProperty(DiscoveryScaleBench.SIZES_PROPERTY, "2"));
     }
 
     @TempDir
