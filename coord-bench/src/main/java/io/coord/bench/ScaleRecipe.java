@@ -103,8 +103,9 @@ record ScaleRecipe(String name, String title, String xLabel, List<Integer> sizes
                                 new Curve(DiscoveryScaleBench.NAME, "resolve.mean", "resolve() from the cache, mean", null, 0)),
                         "A registration is one create, one child event per resolver and one read of the new instance per"
                                 + " resolver, whatever N; curator-x-discovery's ServiceCache and ours both apply the change"
-                                + " without listing the N others again, so ZooKeeper allows it flat. resolve() reads the"
-                                + " resolver's cache, in memory."),
+                                + " without listing the N others again, so ZooKeeper allows it flat. resolve(): ours picks from"
+                                + " a list kept in memory, flat; curator-x-discovery's ServiceProvider.getInstance() builds a"
+                                + " list of all N cached instances on every call, so its cost grows with N."),
                 new ScaleRecipe("config", "propagation from put() to every watcher's listener against watchers", "watchers",
                         List.of(50, 500, 2000), "curator-CuratorCache",
                         List.of(new Pass(CONFIG,
