@@ -122,6 +122,51 @@ public final class BenchContext {
         return new Paired<>(o, p);
     }
 
+    /** Opens one side's fixture (its clients): for {@link #oneSideAtATime}. */
+    @FunctionalInterface
+    public interface Fixture<F extends AutoCloseable> {
+        F open() throws InterruptedException;
+    }
+
+    /** One round of one side on its open fixture; {@code round} is -1 for the warm-up. */
+    @FunctionalInterface
+    public interface FixtureRound<F, R> {
+        R run(F fixture, int round) throws InterruptedException;
+    }
+
+    /**
+     * For sides too big to hold both at once (hundreds of clients each): opens our fixture, runs a
+     * warm-up round and {@link #rounds()} measured rounds on it, closes it, then the same for the
+     * peer. Unlike {@link #alternate} the sides do not interleave, so drift in machine load can
+     * fall on one side; the scale curves accept that to keep only one fleet of clients alive.
+     */
+    public <F extends AutoCloseable, R> Paired<R> oneSideAtATime(Fixture<? extends F> ours, Fixture<? extends F> peer,
+            FixtureRound<F, R> round) throws InterruptedException {
+        List<R> o = roundsOn(ours, round);
+        List<R> p = roundsOn(peer, round);
+        if (verbose) {
+            for (int i = 0; i < rounds; i++) {
+                progress("  round " + (i + 1) + ": ours " + o.get(i) + " | peer " + p.get(i));
+            }
+        }
+        return new Paired<>(o, p);
+    }
+
+    private <F extends AutoCloseable, R> List<R> roundsOn(Fixture<? extends F> side, FixtureRound<F, R> round) throws InterruptedException {
+        List<R> results = new ArrayList<>();
+        try (F fixture = side.open()) {
+            round.run(fixture, -1);
+            for (int i = 0; i < rounds; i++) {
+                results.add(round.run(fixture, i));
+            }
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("closing a benchmark fixture failed: " + e, e);
+        }
+        return results;
+    }
+
     /** A progress line on the error stream (stdout stays the table). */
     public void progress(String line) {
         progress.println(line);

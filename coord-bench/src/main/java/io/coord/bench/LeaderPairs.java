@@ -20,7 +20,7 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * Two candidates of one election, each on its own client, for the failover benchmarks: ours
+ * Two (or N, for {@code election.scale}) candidates of one election, each on its own client, for the failover benchmarks: ours
  * (coord-election, leader-task style) and the peer (Curator's {@link LeaderLatch}). Each records,
  * on the thread that runs it, the moment its leader callback starts. On both sides the participant
  * that left joins again only after the measurement, with a new handle (a new latch), so that its
@@ -41,7 +41,7 @@ final class LeaderPairs {
         /** The current leader; waits for the first one. */
         Started leader() throws InterruptedException;
 
-        /** Waits until both candidates are in line (the one that left has joined again). */
+        /** Waits until all candidates are in line (the one that left has joined again). */
         void awaitBothInLine() throws InterruptedException;
 
         /** Makes the current leader leave: ours resigns (or closes), the peer closes its latch. */
@@ -61,17 +61,29 @@ final class LeaderPairs {
     }
 
     static final class Ours implements Pair {
-        private final CoordClient[] clients = new CoordClient[2];
-        private final Election[] elections = new Election[2];
+        private final CoordClient[] clients;
+        private final Election[] elections;
         private final String name;
         private final LinkedBlockingQueue<Started> started = new LinkedBlockingQueue<>();
         private Started current;
 
         Ours(BenchContext ctx, String name) throws InterruptedException {
+            this(ctx, name, 2);
+        }
+
+        /** {@code candidates} candidates, each its own client, joining one after another (the first leads). */
+        Ours(BenchContext ctx, String name, int candidates) throws InterruptedException {
             this.name = name;
-            for (int i = 0; i < 2; i++) {
-                clients[i] = ctx.newCoordClient();
-                join(i);
+            this.clients = new CoordClient[candidates];
+            this.elections = new Election[candidates];
+            try {
+                for (int i = 0; i < candidates; i++) {
+                    clients[i] = ctx.newCoordClient();
+                    join(i);
+                }
+            } catch (InterruptedException | RuntimeException e) {
+                close(); // the ones already joined
+                throw e;
             }
         }
 
@@ -102,7 +114,7 @@ final class LeaderPairs {
         public void awaitBothInLine() throws InterruptedException {
             await(() -> {
                 try {
-                    return elections[0].candidates().size() == 2;
+                    return elections[0].candidates().size() == elections.length;
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return true;
@@ -137,7 +149,7 @@ final class LeaderPairs {
 
         @Override
         public void close() {
-            for (int i = 0; i < 2; i++) {
+            for (int i = 0; i < clients.length; i++) {
                 if (elections[i] != null) {
                     elections[i].close();
                 }
@@ -149,22 +161,34 @@ final class LeaderPairs {
     }
 
     static final class Peer implements Pair {
-        private final CuratorFramework[] clients = new CuratorFramework[2];
-        private final LeaderLatch[] latches = new LeaderLatch[2];
+        private final CuratorFramework[] clients;
+        private final LeaderLatch[] latches;
         private final String path;
         private final LinkedBlockingQueue<Started> started = new LinkedBlockingQueue<>();
         private Started current;
 
         Peer(BenchContext ctx, String path) throws InterruptedException {
+            this(ctx, path, 2);
+        }
+
+        /** {@code candidates} latches, each on its own Curator client, started one after another. */
+        Peer(BenchContext ctx, String path, int candidates) throws InterruptedException {
             this.path = path;
-            for (int i = 0; i < 2; i++) {
-                clients[i] = CuratorFrameworkFactory.newClient(ctx.connectString(), (int) BenchContext.SESSION_TIMEOUT.toMillis(),
-                        (int) BenchContext.CONNECT_TIMEOUT.toMillis(), new ExponentialBackoffRetry(1000, 3));
-                clients[i].start();
-                if (!clients[i].blockUntilConnected((int) BenchContext.CONNECT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                    throw new IllegalStateException("Curator client could not connect to " + ctx.connectString());
+            this.clients = new CuratorFramework[candidates];
+            this.latches = new LeaderLatch[candidates];
+            try {
+                for (int i = 0; i < candidates; i++) {
+                    clients[i] = CuratorFrameworkFactory.newClient(ctx.connectString(), (int) BenchContext.SESSION_TIMEOUT.toMillis(),
+                            (int) BenchContext.CONNECT_TIMEOUT.toMillis(), new ExponentialBackoffRetry(1000, 3));
+                    clients[i].start();
+                    if (!clients[i].blockUntilConnected((int) BenchContext.CONNECT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                        throw new IllegalStateException("Curator client could not connect to " + ctx.connectString());
+                    }
+                    join(i);
                 }
-                join(i);
+            } catch (InterruptedException | RuntimeException e) {
+                close(); // the ones already started
+                throw e;
             }
         }
 
@@ -208,7 +232,7 @@ final class LeaderPairs {
         public void awaitBothInLine() throws InterruptedException {
             await(() -> {
                 try {
-                    return clients[0].getChildren().forPath(path).size() == 2;
+                    return clients[0].getChildren().forPath(path).size() == latches.length;
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return true;
@@ -245,7 +269,7 @@ final class LeaderPairs {
 
         @Override
         public void close() {
-            for (int i = 0; i < 2; i++) {
+            for (int i = 0; i < clients.length; i++) {
                 try {
                     if (latches[i] != null && latches[i].getState() == LeaderLatch.State.STARTED) {
                         latches[i].close();

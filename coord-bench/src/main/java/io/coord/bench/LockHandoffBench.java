@@ -21,16 +21,19 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 
 /**
  * {@code lock.handoff}: how long a handoff takes as a new user would measure it, every waiter its
- * own client (its own session and connection). A queue of 8, 64 or 256 waiters forms behind a held
+ * own client (its own session and connection). A queue of 8, 64 or 256 waiters ({@value #SIZES_PROPERTY}
+ * overrides; {@code ./coord bench --scale lock} runs 8, 64 and 512) forms behind a held
  * lock; then the holder releases, and each waiter, once granted, releases at once. A handoff is the
  * time from a release (just before {@code close()}/{@code release()} is called) to the next grant
- * (when {@code acquire} returns); the figure is its median. Each round opens its own clients and
+ * (when {@code acquire} returns); the figures are its median and 99th percentile, and the requests
+ * per handoff the server counted from all sessions (pings excluded). Each round opens its own clients and
  * closes them ({@code --ops N}: one queue of N waiters instead). Peer: Curator's
  * {@link InterProcessMutex}, the same way.
  */
 final class LockHandoffBench implements Benchmark {
     static final String NAME = "lock.handoff";
-    static final int[] WAITERS = {8, 64, 256};
+    static final String SIZES_PROPERTY = "coord.bench.lock.waiters";
+    static final String SIZES_DEFAULT = "8,64,256";
 
     @Override
     public String name() {
@@ -39,7 +42,8 @@ final class LockHandoffBench implements Benchmark {
 
     @Override
     public String description() {
-        return "handoff p50 with 8, 64 and 256 queued waiters, each its own client; peer: Curator InterProcessMutex";
+        return "handoff p50 and p99 with " + Sizes.of(SIZES_PROPERTY, SIZES_DEFAULT, 1)
+                + " queued waiters, each its own client; peer: Curator InterProcessMutex";
     }
 
     /** One waiter's turn: wait for the grant, then release it. */
@@ -52,16 +56,17 @@ final class LockHandoffBench implements Benchmark {
     public List<Figure> run(BenchContext ctx) throws InterruptedException {
         List<Figure> figures = new ArrayList<>();
         // --ops N runs one queue of N waiters instead of the three sizes (a smoke run stays small).
-        int[] sizes = ctx.ops(0) > 0 ? new int[] {ctx.ops(0)} : WAITERS;
+        List<Integer> sizes = ctx.ops(0) > 0 ? List.of(ctx.ops(0)) : Sizes.of(SIZES_PROPERTY, SIZES_DEFAULT, 1);
         for (int waiters : sizes) {
             ExecutorService pool = Executors.newFixedThreadPool(waiters);
             try {
-                BenchContext.Paired<RoundResult> r = ctx.alternate(round -> {
+                ServerCounters counters = new ServerCounters(ctx.connectString());
+                BenchContext.Paired<Handoffs> r = ctx.alternate(round -> {
                     List<CoordClient> clients = new ArrayList<>();
                     try {
                         List<DistributedLock> locks = LockBench.ourLocks(ctx, waiters + 1, "/bench/lock/handoff/ours-" + waiters, clients);
                         LockLease held = locks.get(0).acquire(WAIT);
-                        return measure(pool, waiters, clients.get(0).curator(), "/bench/lock/handoff/ours-" + waiters,
+                        return measure(pool, counters, waiters, clients.get(0).curator(), "/bench/lock/handoff/ours-" + waiters,
                                 i -> (granted, releasing) -> {
                                     LockLease lease = locks.get(i).acquire(WAIT);
                                     granted.run();
@@ -76,7 +81,7 @@ final class LockHandoffBench implements Benchmark {
                     try {
                         List<InterProcessMutex> mutexes = LockBench.peerMutexes(ctx, waiters + 1, "/bench/lock/handoff/peer-" + waiters, clients);
                         acquirePeer(mutexes.get(0));
-                        return measure(pool, waiters, clients.get(0), "/bench/lock/handoff/peer-" + waiters,
+                        return measure(pool, counters, waiters, clients.get(0), "/bench/lock/handoff/peer-" + waiters,
                                 i -> (granted, releasing) -> {
                                     acquirePeer(mutexes.get(i));
                                     granted.run();
@@ -87,7 +92,12 @@ final class LockHandoffBench implements Benchmark {
                         closeAll(List.of(), clients);
                     }
                 });
-                figures.add(Figures.p50(NAME, "handoff.p50.w" + waiters, r, PEER));
+                BenchContext.Paired<RoundResult> times = new BenchContext.Paired<>(
+                        r.ours().stream().map(Handoffs::times).toList(), r.peer().stream().map(Handoffs::times).toList());
+                figures.add(Figures.p50(NAME, "handoff.p50.w" + waiters, times, PEER));
+                figures.add(Figures.p99(NAME, "handoff.p99.w" + waiters, times, PEER));
+                figures.add(Figure.lower(NAME, "handoff.requests.w" + waiters, "requests", Stats.median(r.ours(), Handoffs::requests),
+                        Stats.median(r.peer(), Handoffs::requests), PEER));
             } finally {
                 pool.shutdownNow();
             }
@@ -100,9 +110,21 @@ final class LockHandoffBench implements Benchmark {
         Turn of(int waiter);
     }
 
-    /** Queues the waiters one by one (in order), releases the holder, and times each handoff. */
-    private static RoundResult measure(ExecutorService pool, int waiters, CuratorFramework observer, String path, Turns turns,
-            Runnable releaseHolder) throws InterruptedException {
+    /** One round: the handoff times, and the server requests per handoff (all sessions, counted by the server). */
+    record Handoffs(RoundResult times, double requests) {
+        @Override
+        public String toString() {
+            return times + ", " + Table.number(requests) + " requests per handoff";
+        }
+    }
+
+    /**
+     * Queues the waiters one by one (in order), releases the holder, and times each handoff; the
+     * server's request counts are read once the queue has settled and again once every waiter's
+     * release has landed, so the difference is what the handoffs cost.
+     */
+    private static Handoffs measure(ExecutorService pool, ServerCounters counters, int waiters, CuratorFramework observer, String path,
+            Turns turns, Runnable releaseHolder) throws InterruptedException {
         AtomicLong lastRelease = new AtomicLong();
         Latencies handoffs = new Latencies(waiters);
         List<Future<?>> waiting = new ArrayList<>();
@@ -118,6 +140,7 @@ final class LockHandoffBench implements Benchmark {
             }));
             LockHerdBench.awaitQueue(observer, path, i + 1);
         }
+        ServerCounters.Reading before = counters.settled();
         long start = System.nanoTime();
         lastRelease.set(start);
         releaseHolder.run();
@@ -128,6 +151,8 @@ final class LockHandoffBench implements Benchmark {
                 throw new IllegalStateException("a waiter failed: " + e.getMessage(), e);
             }
         }
-        return RoundResult.of(waiters, System.nanoTime() - start, handoffs);
+        long elapsed = System.nanoTime() - start;
+        ServerCounters.Reading after = counters.settled();
+        return new Handoffs(RoundResult.of(waiters, elapsed, handoffs), after.requests(before) / (double) waiters);
     }
 }

@@ -67,8 +67,7 @@ final class MembershipScaleBench implements Benchmark {
     }
 
     static List<Integer> sizes() {
-        return Arrays.stream(System.getProperty(SIZES_PROPERTY, SIZES_DEFAULT).split(",")).map(String::trim)
-                .map(Integer::parseInt).toList();
+        return Sizes.of(SIZES_PROPERTY, SIZES_DEFAULT, 2);
     }
 
     @Override

@@ -6,10 +6,7 @@ import io.coord.CoordSettings;
 import io.coord.queue.QueueOptions;
 import io.coord.queue.TaskClaim;
 import io.coord.queue.TaskQueue;
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -205,45 +202,14 @@ final class QueueDepthBench implements Benchmark {
 
     /** A small SVG: claim+complete p50 and p99 (ms) against depth (log scale). */
     private static void writePlot(List<AtDepth> results) {
-        double maxMs = results.stream().mapToDouble(AtDepth::p99Ms).max().orElse(1) * 1.1;
-        double minLog = Math.log10(results.get(0).depth());
-        double maxLog = Math.max(minLog + 1, Math.log10(results.get(results.size() - 1).depth()));
-        int w = 560;
-        int h = 320;
-        int left = 60;
-        int bottom = 40;
-        StringBuilder svg = new StringBuilder();
-        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">%n", w, h));
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"16\">coord queue.depth: claim+complete latency by depth (%d partitions)</text>%n", left, PARTITIONS));
-        svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>%n", left, h - bottom, w - 20, h - bottom));
-        svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"30\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>%n", left, left, h - bottom));
-        svg.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"34\">%.1f ms</text><text x=\"4\" y=\"%d\">0</text>%n", maxMs, h - bottom));
-        String[] colors = {"#1f77b4", "#d62728"};
-        String[] names = {"p50", "p99"};
-        for (int s = 0; s < 2; s++) {
-            StringBuilder points = new StringBuilder();
-            for (AtDepth r : results) {
-                double x = left + (Math.log10(r.depth()) - minLog) / (maxLog - minLog) * (w - left - 40);
-                double y = (h - bottom) - (s == 0 ? r.p50Ms() : r.p99Ms()) / maxMs * (h - bottom - 30);
-                points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
-                svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>%n", x, y, colors[s]));
-                if (s == 0) {
-                    svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%,d</text>%n", x, h - bottom + 16, r.depth()));
-                }
-            }
-            svg.append(String.format(Locale.ROOT, "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>%n", points.toString().trim(), colors[s]));
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s</text>%n", w - 60, 40 + 16 * s, colors[s], names[s]));
-        }
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">pending tasks (log scale)</text>%n", w / 2 - 60, h - 6));
-        svg.append("</svg>\n");
-        try {
-            String home = System.getProperty("coord.home"); // set by ./coord; elsewhere (the smoke test) a temporary file
-            Path out = home != null ? Path.of(home, "coord-bench", "target", "bench", "queue-depth.svg")
-                    : Path.of(System.getProperty("java.io.tmpdir"), "coord-bench-queue-depth.svg");
-            Files.createDirectories(out.getParent());
-            Files.writeString(out, svg.toString(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException("could not write the queue.depth plot", e);
-        }
+        List<Plot.Series> series = List.of(
+                new Plot.Series("p50", false, results.stream().map(r -> new double[] {r.depth(), r.p50Ms()}).toList()),
+                new Plot.Series("p99", false, results.stream().map(r -> new double[] {r.depth(), r.p99Ms()}).toList()));
+        String svg = Plot.svg("coord queue.depth: claim+complete latency by depth (" + PARTITIONS + " partitions)",
+                "pending tasks", "ms", series, false);
+        String home = System.getProperty("coord.home"); // set by ./coord; elsewhere (the smoke test) a temporary file
+        Path out = home != null ? Path.of(home, "coord-bench", "target", "bench", "queue-depth.svg")
+                : Path.of(System.getProperty("java.io.tmpdir"), "coord-bench-queue-depth.svg");
+        Plot.write(out, svg);
     }
 }

@@ -26,15 +26,24 @@ final class ResultsFile {
     }
 
     static Path defaultPath(String home, Path cwd) {
+        return repoRoot(home, cwd).resolve(RELATIVE);
+    }
+
+    /** The repository root as {@link #defaultPath()} finds it (where {@code --scale} writes docs/). */
+    static Path repoRoot() {
+        return repoRoot(System.getProperty("coord.home"), Path.of("").toAbsolutePath());
+    }
+
+    static Path repoRoot(String home, Path cwd) {
         if (home != null && !home.isBlank()) {
-            return Path.of(home).toAbsolutePath().resolve(RELATIVE);
+            return Path.of(home).toAbsolutePath();
         }
         for (Path dir = cwd; dir != null; dir = dir.getParent()) {
             if (Files.isRegularFile(dir.resolve("coord-bench/pom.xml"))) {
-                return dir.resolve(RELATIVE);
+                return dir;
             }
         }
-        return cwd.resolve(RELATIVE);
+        return cwd;
     }
 
     static void append(Path file, List<String> lines) {

@@ -34,6 +34,11 @@ final class ServerCounters {
             return sum;
         }
 
+        /** Requests every session in this reading sent since {@code before} (a session new since then from its start). */
+        long requests(Reading before) {
+            return requests(before, List.copyOf(xids.keySet()));
+        }
+
         long watchEvents(Reading before) {
             return watchEvents - before.watchEvents;
         }

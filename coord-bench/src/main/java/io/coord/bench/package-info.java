@@ -10,5 +10,12 @@
  *
  * <p>The {@code limits.*} benchmarks measure the physical limits every recipe is measured
  * against: synchronous create+delete, pipelined asynchronous creates, and the getData round trip.
+ *
+ * <p>{@code coord bench --scale} runs the scale curves instead: per recipe ({@code lock},
+ * {@code election}, {@code membership}, {@code discovery}, {@code config}, {@code barrier}), its
+ * benchmark at growing sizes (set through system properties such as
+ * {@code coord.bench.lock.waiters}), every participant its own client; it writes one Markdown table
+ * per recipe between that recipe's markers in {@code docs/BENCHMARKS.md} and one SVG plot to
+ * {@code docs/img/scale-NAME.svg}.
  */
 package io.coord.bench;

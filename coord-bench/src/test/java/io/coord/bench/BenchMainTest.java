@@ -36,6 +36,9 @@ class BenchMainTest {
         System.setProperty(MembershipScaleBench.SIZES_PROPERTY, System.getProperty(MembershipScaleBench.SIZES_PROPERTY, "4"));
         // Likewise the config propagation's 50, 200 and 500 readers.
         System.setProperty(ConfigPropagationBench.READERS_PROPERTY, System.getProperty(ConfigPropagationBench.READERS_PROPERTY, "4"));
+        // Likewise the other scale curves (./coord bench --scale runs them at hundreds): a tiny size each.
+        System.setProperty(ElectionScaleBench.SIZES_PROPERTY, System.getProperty(ElectionScaleBench.SIZES_PROPERTY, "3"));
+        System.setProperty(DiscoveryScaleBench.SIZES_PROPERTY, System.getProperty(DiscoveryScaleBench.SIZES_PROPERTY, "2"));
     }
 
     @TempDir

@@ -30,6 +30,14 @@ class BenchCommandTest {
     }
 
     @Test
+    void anUnknownScaleRecipeIsAUsageErrorNamingItAndTheKnownOnes() {
+        Cli.Result r = Cli.run("bench", "--scale", "no-such-recipe");
+        assertEquals(CoordCommand.USAGE, r.exitCode());
+        assertTrue(r.err().startsWith("coord bench: no scale curve for \"no-such-recipe\""), r.err());
+        assertTrue(r.err().contains("lock, election, membership, discovery, config, barrier"), r.err());
+    }
+
+    @Test
     void aNamedBenchmarkRunsAndPrintsItsRowsAndAppendsItsLines() throws Exception {
         Path results = dir.resolve("results.jsonl");
         Cli.Result r = Cli.run("bench", "--ops", "10", "--rounds", "1", "--results", results.toString(), "limits.getData");
