@@ -116,9 +116,10 @@ public final class EmbeddedEnsemble implements AutoCloseable {
                 throw new UncheckedIOException("could not create a ZooKeeper data directory", e);
             }
             int base = options.basePort();
-            int client = base == 0 ? -1 : base + i;
-            int election = base == 0 ? -1 : base + 100 + i;
-            int quorum = base == 0 ? -1 : base + 200 + i;
+            // Explicit ports below the ephemeral range: a stopped member restarts on its ports (see LoopbackPorts).
+            int client = base == 0 ? LoopbackPorts.reserve() : base + i;
+            int election = base == 0 ? LoopbackPorts.reserve() : base + 100 + i;
+            int quorum = base == 0 ? LoopbackPorts.reserve() : base + 200 + i;
             specs.add(new InstanceSpec(dir, client, election, quorum, delete, i + 1, options.tickTimeMs(), options.maxClientConnections(), props, "127.0.0.1"));
         }
         try {
@@ -159,6 +160,12 @@ public final class EmbeddedEnsemble implements AutoCloseable {
 
     public int clientPort(int index) {
         return specs.get(index).getPort();
+    }
+
+    /** Member {@code index}'s client, election and quorum ports, which a restart binds again. */
+    List<Integer> boundPorts(int index) {
+        InstanceSpec spec = specs.get(index);
+        return List.of(spec.getPort(), spec.getElectionPort(), spec.getQuorumPort());
     }
 
     public boolean isRunning(int index) {

@@ -75,9 +75,9 @@ public final class ForkedEnsemble implements AutoCloseable {
         int[] quorum = new int[nodes];
         int[] election = new int[nodes];
         for (int i = 0; i < nodes; i++) {
-            client[i] = ClientProxy.freePort();
-            quorum[i] = ClientProxy.freePort();
-            election[i] = ClientProxy.freePort();
+            client[i] = LoopbackPorts.reserve();
+            quorum[i] = LoopbackPorts.reserve();
+            election[i] = LoopbackPorts.reserve();
         }
         NioReactor reactor = null;
         TcpCrusher[][][] links = null;

@@ -12,7 +12,9 @@ import io.coord.SessionState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.MethodOrderer;
@@ -30,6 +32,22 @@ class QuorumFaultsTest {
 
     @RegisterExtension
     static final ZooKeeperExtension zk = ZooKeeperExtension.quorum();
+
+    @Test
+    @Order(0)
+    void everyMemberRestartsOnPortsTheKernelNeverGivesToAClientSocket() {
+        // A port in the ephemeral range can be taken by any outgoing connection while its member is
+        // stopped; the restarted member then cannot bind and ZooKeeper exits the test JVM (exit 14).
+        EmbeddedEnsemble e = zk.ensemble();
+        int ephemeralLow = LoopbackPorts.ephemeralLow();
+        Set<Integer> seen = new HashSet<>();
+        for (int i = 0; i < e.size(); i++) {
+            for (int port : e.boundPorts(i)) {
+                assertTrue(port > 0 && port < ephemeralLow, "member " + i + " port " + port + " is in the ephemeral range from " + ephemeralLow);
+                assertTrue(seen.add(port), "port " + port + " handed out twice");
+            }
+        }
+    }
 
     @Test
     @Order(1)
