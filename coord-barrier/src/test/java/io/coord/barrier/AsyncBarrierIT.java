@@ -302,6 +302,10 @@ class AsyncBarrierIT {
         String ns = "/" + zk.namespace();
         h.getTestable().queueEvent(new WatchedEvent(EventType.NodeDataChanged, KeeperState.SyncConnected, ns + g.root().value()));
         h.getTestable().queueEvent(new WatchedEvent(EventType.NodeChildrenChanged, KeeperState.SyncConnected, ns + g.members().value()));
+        // the decision node's READY (data changed) and break (deleted), with no zxid: never sent by a server
+        for (EventType type : List.of(EventType.NodeDataChanged, EventType.NodeDeleted)) {
+            h.getTestable().queueEvent(new WatchedEvent(type, KeeperState.SyncConnected, ns + g.marker(Generation.DECISION).value()));
+        }
         for (String marker : List.of(Generation.READY, Generation.DONE)) {
             h.getTestable().queueEvent(new WatchedEvent(EventType.NodeCreated, KeeperState.SyncConnected, ns + g.marker(marker).value()));
         }

@@ -91,6 +91,50 @@ class ServerFactIT {
         }
     }
 
+    /**
+     * Issue 18: the decision reaches each waiter as ONE watch event (the decision node's), as
+     * Curator's ready node does; before, each also got the root's change (2 per waiter). Counted by
+     * the server ({@code mntr}) from just before the last member's enter until every member
+     * returned: one event per waiter, plus the first seat's watch on the seats seeing the last arrive.
+     */
+    @Test
+    void eachWaiterGetsOneWatchEventPerEnter() throws Exception {
+        int parties = 8;
+        List<DoubleBarrier> members = new ArrayList<>();
+        for (int i = 0; i < parties; i++) {
+            members.add(DoubleBarrier.create(zk.newClient(), "one-event", parties, BarrierOptions.builder().memberId("m" + i).build()));
+        }
+        for (int round = 1; round <= 3; round++) {
+            List<Future<BarrierSeat>> waiting = new ArrayList<>();
+            for (int i = 0; i < parties - 1; i++) {
+                DoubleBarrier b = members.get(i);
+                waiting.add(pool.submit(() -> b.enter(LONG)));
+            }
+            Awaits.until("the others wait", Duration.ofSeconds(20), () -> DoubleBarrierIT.arrived(members.get(0), parties - 1));
+            Awaits.hold(Duration.ofMillis(500)); // their seat batches answered: they wait
+            long before = io.coord.test.ServerRequests.watchEvents(zk.ensemble().clientPort(0));
+            BarrierSeat last = members.get(parties - 1).enter(LONG);
+            List<BarrierSeat> seats = new ArrayList<>();
+            for (Future<BarrierSeat> f : waiting) {
+                seats.add(get(f));
+            }
+            long events = io.coord.test.ServerRequests.watchEvents(zk.ensemble().clientPort(0)) - before;
+            assertEquals(parties, events, "round " + round + ": watch events from the last arrival until all returned, for "
+                    + (parties - 1) + " waiters (one each, and the first seat's watch on the seats)");
+            seats.add(last);
+            List<Future<?>> leaving = new ArrayList<>();
+            for (BarrierSeat s : seats) {
+                leaving.add(pool.submit(() -> {
+                    s.leave(LONG);
+                    return null;
+                }));
+            }
+            for (Future<?> f : leaving) {
+                get(f);
+            }
+        }
+    }
+
     private static Map<Long, Long> xids() {
         return io.coord.test.ServerRequests.lastXids(zk.ensemble().clientPort(0));
     }
