@@ -26,8 +26,9 @@ import org.apache.zookeeper.data.Stat;
  * One {@code enter}: take a seat in the open generation, then wait until the generation is
  * decided.
  *
- * <p>Taking the seat is one round trip: the create of the seat, a listing of the seats and a read
- * of the root (which also sets the decision watch) go out back to back on one session, so
+ * <p>Taking the seat is one round trip: the create of the seat, the exists that sets the call's
+ * one watch ({@link DecisionWatch}), a listing of the seats and a read of the root go out back to
+ * back on one session, so
  * ZooKeeper answers them in that order and the listing includes the new seat. The generation to
  * join is the one after the member's last; only the first {@code enter} of a member (or one after
  * a failure) reads the root first. A wrong guess costs a retry, never a wrong round: a seat in a
@@ -163,7 +164,8 @@ final class Entering extends Waiting {
         if (decision.ready()) {
             return BarrierStore.decided(g.number(), Phase.READY, barrier.parties());
         }
-        return decision.absent() ? null : markers;
+        // Not in place (no node; or no answer, a session change in between): the root watch covers the wait.
+        return decision.armed() ? markers : null;
     }
 
     @Override
@@ -233,7 +235,7 @@ final class Entering extends Waiting {
                 Generation g = new Generation(store.root(), guess);
                 // Look first, in one round trip: the root and the seats. No watch yet: the arrival that
                 // completes the count does not wait (a watch would only fire at its own decision),
-                // and every other one sets it when it reads the root again with its seat taken.
+                // and every other one sets its one watch (the decision node's) with its seat.
                 CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, null);
                 CompletableFuture<CuratorEvent> listed = store.seats().readMembersAsync(watching, g, null);
                 Root root = store.seats().root(SeatCalls.await(rooted, giveUp, store.root()));

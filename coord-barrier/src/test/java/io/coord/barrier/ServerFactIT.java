@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 18: a waiter in {@code enter} returns on the server's word that READY is recorded (the
- * ready marker's creation event, with its zxid), without reading again. Counted by the server: from
+ * decision node's data-change event, with its zxid), without reading again. Counted by the server: from
  * just before the last member's enter until every member returned, the waiters send no request
  * (before, each read the generation's markers once). SpuriousWakeupIT shows the other half: the
  * same event queued in the client, with no zxid, releases nobody.
