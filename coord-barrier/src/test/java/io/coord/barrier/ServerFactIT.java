@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -57,37 +58,15 @@ class ServerFactIT {
             members.add(DoubleBarrier.create(c, "facts", parties, BarrierOptions.builder().memberId("m" + i).build()));
         }
         for (int round = 1; round <= 3; round++) {
-            List<Future<BarrierSeat>> waiting = new ArrayList<>();
-            for (int i = 0; i < parties - 1; i++) {
-                DoubleBarrier b = members.get(i);
-                waiting.add(pool.submit(() -> b.enter(LONG)));
-            }
-            Awaits.until("the others wait", Duration.ofSeconds(20), () -> DoubleBarrierIT.arrived(members.get(0), parties - 1));
-            Awaits.hold(Duration.ofMillis(500)); // their seat batches answered: they wait
-            Map<Long, Long> before = xids();
-            BarrierSeat last = members.get(parties - 1).enter(LONG);
-            List<BarrierSeat> seats = new ArrayList<>();
-            for (Future<BarrierSeat> f : waiting) {
-                seats.add(get(f));
-            }
-            Map<Long, Long> after = xids();
-            for (int i = 0; i < parties - 1; i++) {
-                long session = clients.get(i).curator().getZookeeperClient().getZooKeeper().getSessionId();
-                assertEquals(0L, after.getOrDefault(session, 0L) - before.getOrDefault(session, 0L),
-                        "round " + round + ": waiter m" + i + " sent requests between the last arrival and its return");
-            }
-            seats.add(last);
-            assertTrue(seats.stream().allMatch(s -> s.generation() == seats.get(0).generation()), "one generation: " + seats);
-            List<Future<?>> leaving = new ArrayList<>();
-            for (BarrierSeat s : seats) {
-                leaving.add(pool.submit(() -> {
-                    s.leave(LONG);
-                    return null;
-                }));
-            }
-            for (Future<?> f : leaving) {
-                get(f);
-            }
+            int r = round;
+            lastArrivalWindow(members, ServerFactIT::xids, before -> {
+                Map<Long, Long> after = xids();
+                for (int i = 0; i < parties - 1; i++) {
+                    long session = clients.get(i).curator().getZookeeperClient().getZooKeeper().getSessionId();
+                    assertEquals(0L, after.getOrDefault(session, 0L) - before.getOrDefault(session, 0L),
+                            "round " + r + ": waiter m" + i + " sent requests between the last arrival and its return");
+                }
+            });
         }
     }
 
@@ -105,34 +84,55 @@ class ServerFactIT {
             members.add(DoubleBarrier.create(zk.newClient(), "one-event", parties, BarrierOptions.builder().memberId("m" + i).build()));
         }
         for (int round = 1; round <= 3; round++) {
-            List<Future<BarrierSeat>> waiting = new ArrayList<>();
-            for (int i = 0; i < parties - 1; i++) {
-                DoubleBarrier b = members.get(i);
-                waiting.add(pool.submit(() -> b.enter(LONG)));
-            }
-            Awaits.until("the others wait", Duration.ofSeconds(20), () -> DoubleBarrierIT.arrived(members.get(0), parties - 1));
-            Awaits.hold(Duration.ofMillis(500)); // their seat batches answered: they wait
-            long before = io.coord.test.ServerRequests.watchEvents(zk.ensemble().clientPort(0));
-            BarrierSeat last = members.get(parties - 1).enter(LONG);
-            List<BarrierSeat> seats = new ArrayList<>();
-            for (Future<BarrierSeat> f : waiting) {
-                seats.add(get(f));
-            }
-            long events = io.coord.test.ServerRequests.watchEvents(zk.ensemble().clientPort(0)) - before;
-            assertEquals(parties, events, "round " + round + ": watch events from the last arrival until all returned, for "
-                    + (parties - 1) + " waiters (one each, and the first seat's watch on the seats)");
-            seats.add(last);
-            List<Future<?>> leaving = new ArrayList<>();
-            for (BarrierSeat s : seats) {
-                leaving.add(pool.submit(() -> {
-                    s.leave(LONG);
-                    return null;
-                }));
-            }
-            for (Future<?> f : leaving) {
-                get(f);
-            }
+            int r = round;
+            lastArrivalWindow(members, ServerFactIT::watchEvents, before -> assertEquals(parties, watchEvents() - before,
+                    "round " + r + ": watch events from the last arrival until all returned, for " + (parties - 1)
+                            + " waiters (one each, and the first seat's watch on the seats)"));
         }
+    }
+
+    /** A reading of the server taken at the start of the window, checked at its end. */
+    private interface Window<T> {
+        void check(T before) throws Exception;
+    }
+
+    /**
+     * One round: all members but the last enter and wait; {@code read} is taken just before the
+     * last member's enter and {@code check} runs once every member returned (before anyone leaves);
+     * then all leave.
+     */
+    private <T> void lastArrivalWindow(List<DoubleBarrier> members, Callable<T> read, Window<T> check) throws Exception {
+        int parties = members.size();
+        List<Future<BarrierSeat>> waiting = new ArrayList<>();
+        for (int i = 0; i < parties - 1; i++) {
+            DoubleBarrier b = members.get(i);
+            waiting.add(pool.submit(() -> b.enter(LONG)));
+        }
+        Awaits.until("the others wait", Duration.ofSeconds(20), () -> DoubleBarrierIT.arrived(members.get(0), parties - 1));
+        Awaits.hold(Duration.ofMillis(500)); // their seat batches answered: they wait
+        T before = read.call();
+        BarrierSeat last = members.get(parties - 1).enter(LONG);
+        List<BarrierSeat> seats = new ArrayList<>();
+        for (Future<BarrierSeat> f : waiting) {
+            seats.add(get(f));
+        }
+        check.check(before);
+        seats.add(last);
+        assertTrue(seats.stream().allMatch(s -> s.generation() == seats.get(0).generation()), "one generation: " + seats);
+        List<Future<?>> leaving = new ArrayList<>();
+        for (BarrierSeat s : seats) {
+            leaving.add(pool.submit(() -> {
+                s.leave(LONG);
+                return null;
+            }));
+        }
+        for (Future<?> f : leaving) {
+            get(f);
+        }
+    }
+
+    private static long watchEvents() {
+        return io.coord.test.ServerRequests.watchEvents(zk.ensemble().clientPort(0));
     }
 
     private static Map<Long, Long> xids() {
