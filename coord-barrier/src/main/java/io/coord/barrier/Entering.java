@@ -168,6 +168,20 @@ final class Entering extends Waiting {
         return decision.armed() ? markers : null;
     }
 
+    /**
+     * Before waiting in OPEN: whether a watch will tell this call the decision, its decision watch
+     * (or, in a generation without the node, its root watch). If neither is in place, sets the
+     * root watch and returns false: read again now, then wait. Never a wait that only the
+     * deadline ends.
+     */
+    private boolean decisionWatched(Generation g) throws InterruptedException {
+        if (watches(g) && (decision.ready() || decision.armed()) || rootWatch.armed()) {
+            return true;
+        }
+        readRootWatched();
+        return false;
+    }
+
     @Override
     boolean decisionNode() {
         return decision == null || !decision.absent();
@@ -467,7 +481,7 @@ final class Entering extends Waiting {
                 return false;
             }
             case WAIT -> {
-                if (watchAll(g, step.seats())) {
+                if (watchAll(g, step.seats()) && decisionWatched(g)) {
                     awaitSignal(epoch);
                 }
                 return false;

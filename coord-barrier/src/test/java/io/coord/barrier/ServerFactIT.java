@@ -29,7 +29,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * same event queued in the client, with no zxid, releases nobody.
  */
 class ServerFactIT {
-    private static final Duration LONG = Duration.ofSeconds(60);
+    private static final long LONG_SECONDS = 60;
+    private static final Duration LONG = Duration.ofSeconds(LONG_SECONDS);
 
     @RegisterExtension
     static final ZooKeeperExtension zk = ZooKeeperExtension.single();
@@ -89,6 +90,45 @@ class ServerFactIT {
                     "round " + r + ": watch events from the last arrival until all returned, for " + (parties - 1)
                             + " waiters (one each, and the first seat's watch on the seats)"));
         }
+    }
+
+    /**
+     * A generation without a decision node (one opened by an earlier Coord; here the node is
+     * removed by hand while a member waits) still lets everyone through: a waiter whose decision
+     * watch finds no node falls back to the root watch, and READY is recorded without the node.
+     * Never a wait that only the timeout ends: every waiter returns soon after the last arrival,
+     * long before its {@value #LONG_SECONDS} s timeout.
+     */
+    @Test
+    void aGenerationWithoutADecisionNodeStillLetsEveryoneThrough() throws Exception {
+        int parties = 3;
+        Duration timeout = LONG;
+        List<DoubleBarrier> members = new ArrayList<>();
+        for (int i = 0; i < parties; i++) {
+            members.add(DoubleBarrier.create(zk.newClient(), "no-decision", parties, BarrierOptions.builder().memberId("m" + i).build()));
+        }
+        Future<BarrierSeat> first = pool.submit(() -> members.get(0).enter(timeout));
+        Awaits.until("m0 waits", Duration.ofSeconds(20), () -> DoubleBarrierIT.arrived(members.get(0), 1));
+        Generation g = new Generation(Generation.rootOf("no-decision"), 1);
+        CoordClient admin = zk.newClient();
+        admin.curator().delete().forPath(g.marker(Generation.DECISION).value());
+        Future<BarrierSeat> second = pool.submit(() -> members.get(1).enter(timeout));
+        Awaits.until("m1 waits", Duration.ofSeconds(20), () -> DoubleBarrierIT.arrived(members.get(0), 2));
+        BarrierSeat last = members.get(2).enter(timeout);
+        Awaits.until("the waiters returned after the last arrival", Duration.ofSeconds(10), () -> first.isDone() && second.isDone());
+        List<BarrierSeat> seats = new ArrayList<>(List.of(last, get(first), get(second)));
+        assertTrue(seats.stream().allMatch(s -> s.generation() == 1), "one generation: " + seats);
+        List<Future<?>> leaving = new ArrayList<>();
+        for (BarrierSeat s : seats) {
+            leaving.add(pool.submit(() -> {
+                s.leave(timeout);
+                return null;
+            }));
+        }
+        for (Future<?> f : leaving) {
+            get(f);
+        }
+        assertEquals(BarrierStatus.Phase.DONE, members.get(0).status().phase());
     }
 
     /** A reading of the server taken at the start of the window, checked at its end. */
