@@ -102,32 +102,22 @@ class ServerFactIT {
     @Test
     void aGenerationWithoutADecisionNodeStillLetsEveryoneThrough() throws Exception {
         int parties = 3;
-        Duration timeout = LONG;
         List<DoubleBarrier> members = new ArrayList<>();
         for (int i = 0; i < parties; i++) {
             members.add(DoubleBarrier.create(zk.newClient(), "no-decision", parties, BarrierOptions.builder().memberId("m" + i).build()));
         }
-        Future<BarrierSeat> first = pool.submit(() -> members.get(0).enter(timeout));
+        Future<BarrierSeat> first = pool.submit(() -> members.get(0).enter(LONG));
         Awaits.until("m0 waits", Duration.ofSeconds(20), () -> DoubleBarrierIT.arrived(members.get(0), 1));
         Generation g = new Generation(Generation.rootOf("no-decision"), 1);
         CoordClient admin = zk.newClient();
         admin.curator().delete().forPath(g.marker(Generation.DECISION).value());
-        Future<BarrierSeat> second = pool.submit(() -> members.get(1).enter(timeout));
+        Future<BarrierSeat> second = pool.submit(() -> members.get(1).enter(LONG));
         Awaits.until("m1 waits", Duration.ofSeconds(20), () -> DoubleBarrierIT.arrived(members.get(0), 2));
-        BarrierSeat last = members.get(2).enter(timeout);
+        BarrierSeat last = members.get(2).enter(LONG);
         Awaits.until("the waiters returned after the last arrival", Duration.ofSeconds(10), () -> first.isDone() && second.isDone());
         List<BarrierSeat> seats = new ArrayList<>(List.of(last, get(first), get(second)));
         assertTrue(seats.stream().allMatch(s -> s.generation() == 1), "one generation: " + seats);
-        List<Future<?>> leaving = new ArrayList<>();
-        for (BarrierSeat s : seats) {
-            leaving.add(pool.submit(() -> {
-                s.leave(timeout);
-                return null;
-            }));
-        }
-        for (Future<?> f : leaving) {
-            get(f);
-        }
+        leaveAll(seats);
         assertEquals(BarrierStatus.Phase.DONE, members.get(0).status().phase());
     }
 
@@ -159,6 +149,11 @@ class ServerFactIT {
         check.check(before);
         seats.add(last);
         assertTrue(seats.stream().allMatch(s -> s.generation() == seats.get(0).generation()), "one generation: " + seats);
+        leaveAll(seats);
+    }
+
+    /** Every seat leaves, each on its own thread, as members do. */
+    private void leaveAll(List<BarrierSeat> seats) throws Exception {
         List<Future<?>> leaving = new ArrayList<>();
         for (BarrierSeat s : seats) {
             leaving.add(pool.submit(() -> {
