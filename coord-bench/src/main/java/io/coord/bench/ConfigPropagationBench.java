@@ -61,7 +61,7 @@ import org.apache.zookeeper.KeeperException;
  * After the timed rounds, {@value #COUNTED} more updates per side are counted by the server
  * ({@code cons}): the writer's requests per put, each watcher's requests until it saw the change,
  * and (ours only) the follow-up requests after it (the report each reader rewrites
- * {@code FollowUps.QUIET_MS} after a change).
+ * {@code FollowUps.QUIET_MS} plus its offset in the {@code FollowUps.WINDOW_MS} window after a change).
  *
  * <p>{@code -Dbench.noReports=true} runs ours without the readers' reports, to see their share.
  */
@@ -84,8 +84,11 @@ final class ConfigPropagationBench implements Benchmark {
     static final int BOOTSTRAP = 400;
     /** Threads connecting and closing the watchers' clients (thousands of them at the largest sizes). */
     private static final int CONNECTORS = 8;
-    /** Longer than a reader's report delay ({@code FollowUps.QUIET_MS}, 250 ms): the follow-ups of a change are sent by then. */
-    private static final Duration FOLLOW_UPS = Duration.ofMillis(700);
+    /**
+     * Longer than a reader's latest report delay ({@code FollowUps.QUIET_MS}, 250 ms, plus its offset
+     * in the {@code FollowUps.WINDOW_MS} window, under 1 s): the follow-ups of a change are sent by then.
+     */
+    private static final Duration FOLLOW_UPS = Duration.ofMillis(1700);
     private static final String PEER = "curator-CuratorCache";
     private static final String PEER_PATH = "/bench/config-peer/propagation";
     private static final Duration WAIT = Duration.ofSeconds(60);
