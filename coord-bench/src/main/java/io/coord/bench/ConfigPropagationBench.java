@@ -425,6 +425,7 @@ final class ConfigPropagationBench implements Benchmark {
             long max = 0;
             long tail = 0;
             long tailUpdates = 0;
+            long tailMs = 0;
             for (int i = 0; i < side.windows.size(); i++) {
                 long[] w = side.windows.get(i);
                 long in = countWithin(times, w[0], w[1]);
@@ -433,11 +434,13 @@ final class ConfigPropagationBench implements Benchmark {
                 if (Arrays.stream(side.updates.get(i)).max().orElse(0) / 1e6 >= p99Ms) {
                     tail += in;
                     tailUpdates++;
+                    tailMs += w[1] - w[0];
                 }
             }
             return String.format(Locale.ROOT, "  %s: report writes timestamped within a %s update: mean %.1f, max %d; within its %d"
-                    + " update(s) at or above the p99: mean %.1f (%d report writes seen in all)", at, name,
-                    total / (double) Math.max(1, side.windows.size()), max, tailUpdates, tail / (double) Math.max(1, tailUpdates), times.length);
+                    + " update(s) at or above the p99 (lasting %.0f ms on average): mean %.1f (%d report writes seen in all)", at, name,
+                    total / (double) Math.max(1, side.windows.size()), max, tailUpdates, tailMs / (double) Math.max(1, tailUpdates),
+                    tail / (double) Math.max(1, tailUpdates), times.length);
         }
 
         private static long countWithin(long[] times, long from, long to) {
