@@ -1,13 +1,10 @@
 package io.coord.barrier;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,31 +12,20 @@ import org.slf4j.LoggerFactory;
 /**
  * One async barrier call ({@code enterAsync}, {@code leaveAsync}) in flight. It runs the same
  * steps as the sync call ({@link Entering#step()}, {@link Leaving#step()}: the same reads, the
- * same {@link BarrierRule}, the same server facts), on a step thread, for as long as a step has
+ * same {@link BarrierRule}, the same server facts), on the client's callback thread, for as long as a step has
  * something to send or decide. Where the sync call parks its thread, the step unwinds with
  * {@link Waiting.Suspend} and the call holds no thread at all: the call's {@code WakeSignal}
  * (a watch, a session change, the seat's lease) or the client's timer (the deadline, a retry
  * pause) starts the next step. So a pending call costs a watch, not a thread.
  *
- * <p>States: RUNNING (a step is on a step thread) → WAITING (no thread) → RUNNING ... → ENDED.
+ * <p>States: RUNNING (a step is on the callback thread) → WAITING (no thread) → RUNNING ... → ENDED.
  * The moves happen under {@link #lock}, where nothing blocks. The caller's future completes on
- * the caller's executor, never on ZooKeeper's or Coord's event thread (nor on a step thread,
- * unless the executor refuses the task). Cancelling the future ends the call at the next step
+ * the caller's executor, never on ZooKeeper's or Coord's event thread (nor on the callback
+ * thread, unless the executor refuses the task). Cancelling the future ends the call at the next step
  * boundary with {@link Steps#cancel()}, which withdraws what the call queued.
  */
 final class AsyncBarrierCall<T> {
     private static final Logger LOG = LoggerFactory.getLogger(AsyncBarrierCall.class);
-    private static final AtomicInteger THREADS = new AtomicInteger();
-    /**
-     * Where steps run: a step may wait for a reply (one round trip), which must never happen on an
-     * event thread, nor on the caller's executor (an event loop, perhaps). Threads are made as
-     * steps overlap and end after a minute idle; a call that waits holds none.
-     */
-    private static final ExecutorService STEPS = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "coord-barrier-step-" + THREADS.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-    });
 
     /** What the call does: its step (may unwind with {@link Waiting.Suspend}) and its withdrawal. */
     interface Steps<T> {
@@ -79,11 +65,29 @@ final class AsyncBarrierCall<T> {
                 a.cancel();
             }
         });
-        STEPS.execute(a::run);
+        a.step(a::run);
         return a.result;
     }
 
-    /** Runs steps until the call waits (no thread held then) or ends. On a step thread. */
+    /**
+     * Runs {@code task} (steps until the call waits or ends) on the client's callback thread
+     * ({@code coord-callbacks-N}, started on demand, stopped when the client closes): a step may
+     * wait for a reply (one round trip), which must never happen on an event thread, nor on the
+     * caller's executor (an event loop, perhaps). The client's other async calls step there too,
+     * one at a time; a call that waits holds no thread. A closed client refuses it: the call ends
+     * with that.
+     */
+    private void step(Runnable task) {
+        try {
+            call.store.zk().callbacks().execute(task);
+        } catch (RejectedExecutionException closed) {
+            end();
+            deliver(() -> result.completeExceptionally(new IllegalStateException("the client of barrier "
+                    + call.barrier.name() + " is closed: an async call on it cannot go on", closed)), () -> { });
+        }
+    }
+
+    /** Runs steps until the call waits (no thread held then) or ends. On the client's callback thread. */
     private void run() {
         while (true) {
             boolean withdraw;
@@ -139,6 +143,7 @@ final class AsyncBarrierCall<T> {
     /** Arms the wake-up and the timer for {@code s}; false if the call was cancelled (withdraw now instead). */
     private boolean waitFor(Waiting.Suspend s) {
         long id;
+        boolean closing = false;
         synchronized (lock) {
             if (cancelled) {
                 return false;
@@ -148,10 +153,14 @@ final class AsyncBarrierCall<T> {
             try {
                 timer = call.store.zk().timer().schedule(() -> resume(id, s.deadline),
                         Math.max(0, s.until - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException closing) {
+            } catch (RejectedExecutionException refused) {
                 timer = null; // the client is closing: the next step finds out
-                STEPS.execute(() -> resume(id, false));
+                closing = true;
             }
+        }
+        if (closing) {
+            resume(id, false);
+            return true;
         }
         call.signal.onWake(s.epoch, () -> resume(id, false));
         return true;
@@ -169,7 +178,7 @@ final class AsyncBarrierCall<T> {
                 timer = null;
             }
         }
-        STEPS.execute(() -> {
+        step(() -> {
             call.resumed();
             if (deadline) {
                 call.timedOut();
@@ -197,7 +206,7 @@ final class AsyncBarrierCall<T> {
             }
         }
         if (now) {
-            STEPS.execute(this::run);
+            step(this::run);
         }
     }
 

@@ -219,16 +219,24 @@ final class BarrierStore {
                 : op(() -> curator().transactionOp().setData().withVersion(current.version()).forPath(root.value(), data)));
         ops.add(op(() -> curator().transactionOp().create().forPath(g.path().value(), new byte[0])));
         ops.add(op(() -> curator().transactionOp().create().forPath(g.members().value(), new byte[0])));
+        ops.add(op(() -> curator().transactionOp().create().forPath(g.marker(Generation.DECISION).value(), new byte[0])));
         if (!commit(ops, "open generation " + next)) {
             return -1;
         }
         return current == null ? 0 : current.version() + 1;
     }
 
-    /** Records READY for {@code admitted}, as long as the record is still at {@code version} and every admitted seat still exists. */
-    boolean tryReady(GenerationRecord open, int version, List<Seat> admitted) throws InterruptedException {
+    /**
+     * Records READY for {@code admitted}, as long as the record is still at {@code version} and every
+     * admitted seat still exists. {@code decisionNode}: whether the generation has its
+     * {@link Generation#DECISION} node (one opened by an earlier Coord has none).
+     */
+    boolean tryReady(GenerationRecord open, int version, List<Seat> admitted, boolean decisionNode) throws InterruptedException {
         Generation g = new Generation(root, open.generation());
         List<CuratorOp> ops = new ArrayList<>();
+        if (decisionNode) {
+            ops.add(decideReady(g));
+        }
         List<String> names = new ArrayList<>();
         for (Seat seat : admitted) {
             names.add(seat.node());
@@ -236,8 +244,6 @@ final class BarrierStore {
         }
         byte[] data = RECORDS.encode(root, open.ready());
         byte[] list = READY_RECORDS.encode(g.marker(Generation.READY), new ReadyRecord(names));
-        // The marker first: its creation event reaches each waiter before the root's change, and
-        // is the fact the waiter returns on (ReadyWatch); woken by the root's first, it would read.
         ops.add(op(() -> curator().transactionOp().create().forPath(g.marker(Generation.READY).value(), list)));
         ops.add(op(() -> curator().transactionOp().setData().withVersion(version).forPath(root.value(), data)));
         return commit(ops, "record READY of generation " + open.generation());
@@ -253,14 +259,31 @@ final class BarrierStore {
                 "record DONE of generation " + ready.generation());
     }
 
-    /** Records {@code broken} (the broken record of a generation at {@code version}); false if the record moved first. */
-    boolean tryBreak(GenerationRecord broken, int version) throws InterruptedException {
+    /**
+     * Records {@code broken} (the broken record of a generation at {@code version}); false if the
+     * record moved first. A break during enter also deletes the generation's
+     * {@link Generation#DECISION} node, if it has one ({@code decisionNode}): the event that wakes
+     * every enter waiter.
+     */
+    boolean tryBreak(GenerationRecord broken, int version, boolean decisionNode) throws InterruptedException {
         Generation g = new Generation(root, broken.generation());
         byte[] data = RECORDS.encode(root, broken);
-        return commit(List.of(
-                op(() -> curator().transactionOp().setData().withVersion(version).forPath(root.value(), data)),
-                op(() -> curator().transactionOp().create().forPath(g.marker(Generation.BROKEN).value(), data))),
-                "record BROKEN of generation " + broken.generation());
+        List<CuratorOp> ops = new ArrayList<>();
+        ops.add(op(() -> curator().transactionOp().setData().withVersion(version).forPath(root.value(), data)));
+        ops.add(op(() -> curator().transactionOp().create().forPath(g.marker(Generation.BROKEN).value(), data)));
+        if (decisionNode && broken.brokenIn() == Phase.OPEN) {
+            ops.add(op(() -> curator().transactionOp().delete().forPath(g.marker(Generation.DECISION).value())));
+        }
+        return commit(ops, "record BROKEN of generation " + broken.generation());
+    }
+
+    /**
+     * READY's operation on the decision node, first in its transaction: ZooKeeper sends a
+     * transaction's watch events in the order of its operations, so this one (the fact each enter
+     * waiter returns on, see {@link DecisionWatch}) goes out before any other.
+     */
+    CuratorOp decideReady(Generation g) {
+        return op(() -> curator().transactionOp().setData().forPath(g.marker(Generation.DECISION).value(), new byte[0]));
     }
 
     /** Runs a decision; false when it lost a race (the version moved, a node is gone or already there). */

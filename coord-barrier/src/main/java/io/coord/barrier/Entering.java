@@ -26,8 +26,9 @@ import org.apache.zookeeper.data.Stat;
  * One {@code enter}: take a seat in the open generation, then wait until the generation is
  * decided.
  *
- * <p>Taking the seat is one round trip: the create of the seat, a listing of the seats and a read
- * of the root (which also sets the decision watch) go out back to back on one session, so
+ * <p>Taking the seat is one round trip: the create of the seat, the exists that sets the call's
+ * one watch ({@link DecisionWatch}), a listing of the seats and a read of the root go out back to
+ * back on one session, so
  * ZooKeeper answers them in that order and the listing includes the new seat. The generation to
  * join is the one after the member's last; only the first {@code enter} of a member (or one after
  * a failure) reads the root first. A wrong guess costs a retry, never a wrong round: a seat in a
@@ -42,8 +43,8 @@ final class Entering extends Waiting {
      * READY at v+1, then DONE or BROKEN), so any root read of this generation tells it.
      */
     private int readyVersion = -1;
-    /** The watch on the ready marker of the generation this call took a seat in: READY as a server fact. */
-    private ReadyWatch readyWatch;
+    /** The watch on the decision node of the generation this call took a seat in: its one watch while waiting. */
+    private DecisionWatch decision;
     /** Taking a seat: the generation guessed, and a create whose answer is not known yet (its generation and unique part). */
     private long guess;
     private Generation pending;
@@ -139,9 +140,51 @@ final class Entering extends Waiting {
     @Override
     void ended() {
         super.ended();
-        if (readyWatch != null) {
-            readyWatch.remove(); // only if it never fired: a broken (or abandoned) generation's marker never comes
+        if (decision != null) {
+            decision.remove(); // only if it may still be registered: a generation this call gave up on
         }
+    }
+
+    private boolean watches(Generation g) {
+        return decision != null && decision.generation() == g.number();
+    }
+
+    /**
+     * While waiting in OPEN, the decision node's watch is this call's one watch: set again here if
+     * it may be used up. The root watch only for a generation that has no decision node.
+     */
+    @Override
+    View watchDecision(Generation g, View markers) throws InterruptedException {
+        if (!watches(g) || decision.absent()) {
+            return super.watchDecision(g, markers);
+        }
+        if (!decision.ready() && !decision.armed()) {
+            SeatCalls.await(decision.arm(), giveUp, g.marker(Generation.DECISION));
+        }
+        if (decision.ready()) {
+            return BarrierStore.decided(g.number(), Phase.READY, barrier.parties());
+        }
+        // Not in place (no node; or no answer, a session change in between): the root watch covers the wait.
+        return decision.armed() ? markers : null;
+    }
+
+    /**
+     * Before waiting in OPEN: whether a watch will tell this call the decision, its decision watch
+     * (or, in a generation without the node, its root watch). If neither is in place, sets the
+     * root watch and returns false: read again now, then wait. Never a wait that only the
+     * deadline ends.
+     */
+    private boolean decisionWatched(Generation g) throws InterruptedException {
+        if (watches(g) && (decision.ready() || decision.armed()) || rootWatch.armed()) {
+            return true;
+        }
+        readRootWatched();
+        return false;
+    }
+
+    @Override
+    boolean decisionNode() {
+        return decision == null || !decision.absent();
     }
 
     /**
@@ -197,7 +240,8 @@ final class Entering extends Waiting {
                     throw new InterruptedException("interrupted before taking a seat in barrier " + barrier.name());
                 }
                 if (guess < 0) {
-                    guess = barrier.generationToJoin(readRootWatched());
+                    // No watch: taking the seat sets this call's one watch (the decision node's).
+                    guess = barrier.generationToJoin(store.readRoot(watching, null));
                     if (guess < 0) {
                         continue;
                     }
@@ -205,7 +249,7 @@ final class Entering extends Waiting {
                 Generation g = new Generation(store.root(), guess);
                 // Look first, in one round trip: the root and the seats. No watch yet: the arrival that
                 // completes the count does not wait (a watch would only fire at its own decision),
-                // and every other one sets it when it reads the root again with its seat taken.
+                // and every other one sets its one watch (the decision node's) with its seat.
                 CompletableFuture<CuratorEvent> rooted = store.seats().readRootAsync(watching, null);
                 CompletableFuture<CuratorEvent> listed = store.seats().readMembersAsync(watching, g, null);
                 Root root = store.seats().root(SeatCalls.await(rooted, giveUp, store.root()));
@@ -244,12 +288,14 @@ final class Entering extends Waiting {
                     // someone else arrived (or a seat went) since we looked: take a seat the ordinary way
                 }
                 CompletableFuture<io.coord.internal.Zk.MultiAnswer> taking = store.seats().takeSeat(g, name);
-                CompletableFuture<CuratorEvent> relisted = store.seats().readMembersAsync(watching, g, null);
-                CompletableFuture<CuratorEvent> rerooted = store.seats().readRootAsync(watching, rootWatch);
-                if (readyWatch != null) {
-                    readyWatch.remove();
+                if (decision != null) {
+                    decision.remove();
                 }
-                readyWatch = ReadyWatch.set(store.zk(), g, signal);
+                // Sent before the reads: answered before them, so it is armed when they are in.
+                decision = new DecisionWatch(store.zk(), g, signal);
+                decision.arm();
+                CompletableFuture<CuratorEvent> relisted = store.seats().readMembersAsync(watching, g, null);
+                CompletableFuture<CuratorEvent> rerooted = store.seats().readRootAsync(watching, null);
                 io.coord.internal.Zk.MultiAnswer answer = SeatCalls.await(taking, giveUp, g.members());
                 KeeperException.Code code = answer.code();
                 if (code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT) {
@@ -338,8 +384,8 @@ final class Entering extends Waiting {
         long mine = seat.sequence();
         while (true) {
             try {
-                if (view == null && readyWatch != null && readyWatch.generation() == g.number() && readyWatch.ready()) {
-                    // The server's word that READY is recorded: no read (see ReadyWatch).
+                if (view == null && watches(g) && decision.ready()) {
+                    // The server's word that READY is recorded: no read (see DecisionWatch).
                     view = BarrierStore.decided(g.number(), Phase.READY, barrier.parties());
                 }
                 if (view == null) {
@@ -424,7 +470,7 @@ final class Entering extends Waiting {
                     breakGeneration(root, mismatch(root.record()), members);
                     return false;
                 }
-                if (store.tryReady(root.record(), root.version(), step.seats())) {
+                if (store.tryReady(root.record(), root.version(), step.seats(), decisionNode())) {
                     seat.readyVersion(root.version() + 1);
                     return true;
                 }
@@ -435,7 +481,7 @@ final class Entering extends Waiting {
                 return false;
             }
             case WAIT -> {
-                if (watchAll(g, step.seats())) {
+                if (watchAll(g, step.seats()) && decisionWatched(g)) {
                     awaitSignal(epoch);
                 }
                 return false;

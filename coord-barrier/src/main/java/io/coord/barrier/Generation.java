@@ -17,6 +17,8 @@ import java.util.TreeSet;
  * /barriers/{name}/{generation}                 persistent, 10 digits (0000000007)
  * /barriers/{name}/{generation}/members/m-{memberId}-{uuid}-{seq}   ephemeral-sequential: a seat
  * /barriers/{name}/{generation}/members/left-{seq}                      persistent: that seat left
+ * /barriers/{name}/{generation}/decision        persistent, made with the generation: READY sets its data,
+ *                                               a break during enter deletes it (each enter waiter's one watch)
  * /barriers/{name}/{generation}/ready           persistent: everyone entered (data: the admitted seats)
  * /barriers/{name}/{generation}/done            persistent: everyone left
  * /barriers/{name}/{generation}/broken          persistent: the generation broke (data: the record)
@@ -31,6 +33,11 @@ record Generation(CoordPath root, long number) {
     static final String BARRIERS = "barriers";
     static final String MEMBERS = "members";
     static final String READY = "ready";
+    /**
+     * The node each enter waiter watches, and nothing else: its data set (version 1) is READY, its
+     * deletion a break during enter, so one exists-watch tells either decision by the event's type.
+     */
+    static final String DECISION = "decision";
     static final String DONE = "done";
     static final String BROKEN = "broken";
     static final String SEAT_PREFIX = "m-";

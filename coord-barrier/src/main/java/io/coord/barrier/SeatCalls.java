@@ -142,6 +142,7 @@ final class SeatCalls {
                                                List<Seat> others, String name, long seq) throws InterruptedException {
         CoordPath base = g.members().child(name);
         List<CuratorOp> ops = new ArrayList<>();
+        ops.add(store.decideReady(g));
         ops.add(store.op(() -> store.curator().transactionOp().setData().withVersion(membersVersion).forPath(g.members().value(), new byte[0])));
         List<String> admitted = new ArrayList<>();
         for (Seat seat : others) {
@@ -151,8 +152,6 @@ final class SeatCalls {
         admitted.add(name + String.format("%010d", seq));
         byte[] data = BarrierStore.RECORDS.encode(root, open.ready());
         byte[] list = BarrierStore.READY_RECORDS.encode(g.marker(Generation.READY), new BarrierStore.ReadyRecord(admitted));
-        // The marker before anything another waiter watches (the seats' listing, the root): its
-        // event comes first, so no waiter wakes on another one and reads (see BarrierStore.tryReady).
         ops.add(store.op(() -> store.curator().transactionOp().create().forPath(g.marker(Generation.READY).value(), list)));
         ops.add(store.op(() -> store.curator().transactionOp().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(base.value(), new byte[0])));
         ops.add(store.op(() -> store.curator().transactionOp().setData().withVersion(rootVersion).forPath(root.value(), data)));

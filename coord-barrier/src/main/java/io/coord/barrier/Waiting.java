@@ -24,7 +24,7 @@ import org.apache.curator.framework.WatcherRemoveCuratorFramework;
  * signal (coord-core's {@link WakeSignal}, with the barrier's {@link RootWatch} on it), and the
  * steps that end a wait (recording a break, waiting out a lost connection, an interrupt). Nothing
  * here decides from an event: every wake-up leads to another read (the one server fact an enter
- * acts on is {@link ReadyWatch}'s, checked in {@link Entering}).
+ * acts on is {@link DecisionWatch}'s, checked in {@link Entering}).
  *
  * <p>Time: the caller's timeout runs on {@link System#nanoTime()}. When it passes, the waiter
  * breaks the generation (unless the next read shows it decided). If ZooKeeper cannot be reached
@@ -157,8 +157,12 @@ abstract class Waiting {
      */
     View reread(Generation g, Phase waitingIn) throws InterruptedException {
         View markers = store.readGeneration(watching, null, g.number(), barrier.parties());
-        if (markers.record().phase() != waitingIn || rootWatch.armed()) {
+        if (markers.record().phase() != waitingIn) {
             return markers;
+        }
+        View watched = watchDecision(g, markers);
+        if (watched != null) {
+            return watched;
         }
         BarrierStore.Root root = readRootWatched();
         if (root != null && root.record().generation() == g.number()) {
@@ -166,6 +170,20 @@ abstract class Waiting {
         }
         // the root moved on since the listing: this generation is decided, its markers say how
         return store.readGeneration(watching, null, g.number(), barrier.parties());
+    }
+
+    /**
+     * With the generation still in the phase the call waits in ({@code markers}): the view to wait
+     * on if the call's decision watch is in place, else null (the caller reads the root with its
+     * root watch). Here the decision watch is the root watch; {@link Entering} has its own.
+     */
+    View watchDecision(Generation g, View markers) throws InterruptedException {
+        return rootWatch.armed() ? markers : null;
+    }
+
+    /** Whether the generation has its {@link Generation#DECISION} node, as far as this call knows (a break deletes it). */
+    boolean decisionNode() {
+        return true;
     }
 
     /** Records the break the rule asked for and throws; returns (to read again) if the record moved first. */
@@ -177,7 +195,7 @@ abstract class Waiting {
         List<String> failed = labels(view.record().generation(), step.failed(), members);
         String why = step.why() + (cause == Cause.TIMEOUT ? " (" + barrier.memberId() + " waited " + timeout + ")" : "");
         GenerationRecord broken = view.record().broken(why, failed, barrier.memberId());
-        if (!store.tryBreak(broken, view.version())) {
+        if (!store.tryBreak(broken, view.version(), decisionNode())) {
             return;
         }
         barrier.recordedBreak(broken);

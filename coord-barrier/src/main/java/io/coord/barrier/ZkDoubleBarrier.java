@@ -288,7 +288,7 @@ final class ZkDoubleBarrier implements DoubleBarrier {
                 + " was taken on its session that ended (the server keeps that seat until it expires the session): the"
                 + " generation cannot " + (record.phase() == Phase.OPEN ? "pass" : "finish") + " with it";
         GenerationRecord broken = record.broken(why, List.of(seat.label()), memberId());
-        if (!store.tryBreak(broken, version)) {
+        if (!store.tryBreak(broken, version, true)) {
             return -1;
         }
         recordedBreak(broken);

@@ -12,12 +12,15 @@
  *       can), and any member that sees a failure records BROKEN;
  *       only one of the two can commit. Every waiter returns according to the recorded decision:
  *       it reads it again after every wake-up and every reconnect, with one exception, a server
- *       fact (issue 18). The {@code ready} marker is created only by the transaction that records
- *       READY (before the root's change in it, so its event comes first), and a generation's
- *       number is never reused; so a {@code NodeCreated} event for exactly this generation's
- *       {@code ready} path, carrying the server's zxid, says READY is recorded, and a waiter in
- *       {@code enter} returns on it without reading (its watch is set on the raw ZooKeeper handle,
- *       since Curator's namespace wrapper drops the zxid). Nothing else decides: session events
+ *       fact (issue 18). Each generation has a {@code decision} node, made with it and changed
+ *       only by its decision: the transaction that records READY sets its data (its first
+ *       operation, so its event goes out first), a break during {@code enter} deletes it, and a
+ *       generation's number is never reused. A waiter in {@code enter} holds one watch, an
+ *       exists-watch on that node (one watch event per waiter per round, as Curator's): a
+ *       {@code NodeDataChanged} event for exactly this generation's {@code decision} path,
+ *       carrying the server's zxid, says READY is recorded, and the waiter returns on it without
+ *       reading (the watch is set on the raw ZooKeeper handle, since Curator's namespace wrapper
+ *       drops the zxid); its deletion wakes the waiter to read the break. Nothing else decides: session events
  *       ({@code EventType.None}), a wait that returns with no event, events for other paths or
  *       generations, and an event queued in the client (no zxid) only lead to another read. So
  *       either every waiter of a phase is let through, or every one gets
@@ -46,7 +49,8 @@
  * /barriers/{name}/{generation}/members/m-{memberId}-{unique}-{seq}     ephemeral-sequential: one seat (unique: the member's prefix + random)
  * /barriers/{name}/{generation}/members/left-{seq}   persistent: seat {seq} left
  * /barriers/{name}/{generation}/members/withdrawn-{seq}  persistent: seat {seq} was withdrawn before the decision (a cancelled enterAsync)
- * /barriers/{name}/{generation}/ready                persistent: all entered (data: the admitted seats); waiters in enter watch it (exists)
+ * /barriers/{name}/{generation}/decision             persistent, made with the generation: READY sets its data, a break in enter deletes it; waiters in enter watch it (exists)
+ * /barriers/{name}/{generation}/ready                persistent: all entered (data: the admitted seats)
  * /barriers/{name}/{generation}/done                 persistent: all left
  * /barriers/{name}/{generation}/broken               persistent: broke (data: reason, failed members, phase)
  * /gates/{name}                                      persistent: a set gate
@@ -93,8 +97,9 @@
  * {@code leave} (the same reads, the same decisions, the same server facts; one implementation).
  * Where the blocking call parks its thread, the async one holds none: a watch, a change of the
  * session or the seat's lease, or the deadline (on {@link System#nanoTime()}) starts its next step
- * on a Coord step thread ({@code coord-barrier-step-N}, a read and its decision, about a round
- * trip). The future completes on the caller's executor (by default CompletableFuture's default
+ * on the client's own callback thread ({@code coord-callbacks-N}: started on demand, stopped
+ * when the client closes; a step is a read and its decision, about a round trip, and the
+ * client's async calls take turns there). The future completes on the caller's executor (by default CompletableFuture's default
  * async executor), never on ZooKeeper's or Coord's event thread. Failure semantics are the
  * blocking calls' above, with cancelling in the place of an interrupt:
  * <ul>

@@ -222,7 +222,7 @@ class AsyncBarrierIT {
             entering.add(members.get(i).enterAsync(LONG, callers));
         }
         Awaits.until("31 wait", BOUND, () -> DoubleBarrierIT.arrived(members.get(0), n - 1));
-        Awaits.until("no step thread is inside an enter: the 31 pending calls hold no thread", BOUND,
+        Awaits.until("no thread is inside an enter: the 31 pending calls hold none", BOUND,
                 () -> stepThreadsInside("io.coord.barrier.Entering").isEmpty());
         assertTrue(entering.stream().noneMatch(CompletableFuture::isDone), "nobody passed with 31 of 32");
         entering.add(members.get(n - 1).enterAsync(LONG, callers));
@@ -242,10 +242,37 @@ class AsyncBarrierIT {
         assertEquals(Phase.DONE, members.get(0).status().phase());
     }
 
-    /** Step threads whose stack is inside {@code className} right now. */
+    /**
+     * Issue 18: async steps run on a thread the client owns (its on-demand callback thread), not
+     * on a JVM-wide pool that outlives every client: once the calls are over, no
+     * {@code coord-barrier-step-N} thread is left (the old cached pool kept each for 60 s idle, and
+     * for the JVM's life across clients).
+     */
+    @Test
+    void asyncStepsRunOnTheClientsOwnThreadNotOnAJvmWidePool() throws Exception {
+        CoordClient ca = zk.newClient();
+        CoordClient cb = zk.newClient();
+        DoubleBarrier a = member(ca, "own-threads", 2, "a");
+        DoubleBarrier b = member(cb, "own-threads", 2, "b");
+        List<String> stepThreads = new CopyOnWriteArrayList<>();
+        CompletableFuture<BarrierSeat> enteringA = a.enterAsync(LONG, callers);
+        Awaits.until("a waits", BOUND, () -> DoubleBarrierIT.arrived(a, 1));
+        CompletableFuture<BarrierSeat> enteringB = b.enterAsync(LONG, callers);
+        BarrierSeat seatA = get(enteringA);
+        BarrierSeat seatB = get(enteringB);
+        CompletableFuture<Void> leftA = seatA.leaveAsync(LONG, callers);
+        CompletableFuture<Void> leftB = seatB.leaveAsync(LONG, callers);
+        get(leftA);
+        get(leftB);
+        Thread.getAllStackTraces().keySet().forEach(t -> stepThreads.add(t.getName()));
+        assertTrue(stepThreads.stream().noneMatch(name -> name.startsWith("coord-barrier-step")),
+                "no JVM-wide barrier step thread: " + stepThreads.stream().filter(n -> n.startsWith("coord-")).sorted().toList());
+        assertEquals(Phase.DONE, a.status().phase());
+    }
+
+    /** Threads whose stack is inside {@code className} right now. */
     private static Set<String> stepThreadsInside(String className) {
         return Thread.getAllStackTraces().entrySet().stream()
-                .filter(e -> e.getKey().getName().startsWith("coord-barrier-step-"))
                 .filter(e -> Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().equals(className)))
                 .map(e -> e.getKey().getName())
                 .collect(Collectors.toSet());
@@ -302,6 +329,10 @@ class AsyncBarrierIT {
         String ns = "/" + zk.namespace();
         h.getTestable().queueEvent(new WatchedEvent(EventType.NodeDataChanged, KeeperState.SyncConnected, ns + g.root().value()));
         h.getTestable().queueEvent(new WatchedEvent(EventType.NodeChildrenChanged, KeeperState.SyncConnected, ns + g.members().value()));
+        // the decision node's READY (data changed) and break (deleted), with no zxid: never sent by a server
+        for (EventType type : List.of(EventType.NodeDataChanged, EventType.NodeDeleted)) {
+            h.getTestable().queueEvent(new WatchedEvent(type, KeeperState.SyncConnected, ns + g.marker(Generation.DECISION).value()));
+        }
         for (String marker : List.of(Generation.READY, Generation.DONE)) {
             h.getTestable().queueEvent(new WatchedEvent(EventType.NodeCreated, KeeperState.SyncConnected, ns + g.marker(marker).value()));
         }

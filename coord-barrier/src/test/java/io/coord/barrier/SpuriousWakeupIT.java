@@ -66,6 +66,10 @@ class SpuriousWakeupIT {
         h.getTestable().queueEvent(new WatchedEvent(EventType.NodeDataChanged, KeeperState.SyncConnected, raw(g.root().value())));
         h.getTestable().queueEvent(new WatchedEvent(EventType.NodeChildrenChanged, KeeperState.SyncConnected, raw(g.path().value())));
         h.getTestable().queueEvent(new WatchedEvent(EventType.NodeChildrenChanged, KeeperState.SyncConnected, raw(g.members().value())));
+        // the decision node's READY (data changed) and break (deleted), with no zxid: never sent by a server
+        for (EventType type : List.of(EventType.NodeDataChanged, EventType.NodeDeleted)) {
+            h.getTestable().queueEvent(new WatchedEvent(type, KeeperState.SyncConnected, raw(g.marker(Generation.DECISION).value())));
+        }
         for (String marker : List.of(Generation.READY, Generation.DONE)) {
             h.getTestable().queueEvent(new WatchedEvent(EventType.NodeCreated, KeeperState.SyncConnected, raw(g.marker(marker).value())));
         }

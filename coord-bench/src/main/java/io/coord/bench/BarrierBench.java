@@ -43,10 +43,11 @@ import org.apache.curator.framework.recipes.barriers.DistributedDoubleBarrier;
  *
  * <p>What differs: in enter, our last arrival makes 4 requests (a look at the root and the seats,
  * one transaction taking its seat with READY, and its seat lease's watch), Curator's 4 (two of
- * them creates, each a disk sync); our N-1 waiters return on the ready marker's creation event
+ * them creates, each a disk sync); our N-1 waiters return on the decision node's data-change event
  * with the server's zxid (a server fact, issue 18; until then each read the decision first, one
  * round trip: the fix for Curator's early return on a spurious wake-up, GH-1290), as Curator's
- * return on the event. Each waiter also gets the root's change (two events to Curator's one). In leave, ours is 3 requests for the
+ * return on the event. That node is each waiter's one watch (one event each, as Curator's; until
+ * the second pass of issue 18 each also got the root's change). In leave, ours is 3 requests for the
  * last and one read per waiter, Curator's about 2 per member. With every member and the server
  * in this one JVM on a small machine, the N-1 reads and their thread wake-ups are what the enter
  * figures mostly show.

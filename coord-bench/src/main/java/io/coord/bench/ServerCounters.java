@@ -1,6 +1,5 @@
 package io.coord.bench;
 
-import io.coord.test.EmbeddedEnsemble;
 import io.coord.test.ServerRequests;
 import java.util.List;
 import java.util.Map;
@@ -15,9 +14,6 @@ import org.apache.curator.framework.CuratorFramework;
  * else talks to the server meanwhile.
  */
 final class ServerCounters {
-    private static final List<String> WATCH_SUMS = List.of("zk_sum_node_created_watch_count", "zk_sum_node_deleted_watch_count",
-            "zk_sum_node_changed_watch_count", "zk_sum_node_children_watch_count");
-
     /** One reading: the last xid per session, and the watch notifications sent so far. */
     record Reading(Map<Long, Long> xids, long watchEvents) {
         /** Requests {@code session} sent between {@code before} and this reading. */
@@ -77,21 +73,7 @@ final class ServerCounters {
     }
 
     private long watchEvents() {
-        String mntr = EmbeddedEnsemble.fourLetterWord(port, "mntr")
-                .orElseThrow(() -> new IllegalStateException("the server on port " + port + " did not answer 'mntr'"));
-        long sum = 0;
-        int found = 0;
-        for (String line : mntr.split("\n")) {
-            String[] kv = line.trim().split("\\s+");
-            if (kv.length == 2 && WATCH_SUMS.contains(kv[0])) {
-                sum += (long) Double.parseDouble(kv[1]);
-                found++;
-            }
-        }
-        if (found != WATCH_SUMS.size()) {
-            throw new IllegalStateException("'mntr' of the server on port " + port + " lacks some of " + WATCH_SUMS);
-        }
-        return sum;
+        return ServerRequests.watchEvents(port);
     }
 
     /** The session id of a connected Curator client. */
