@@ -15,7 +15,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Queue;
 import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -61,9 +63,13 @@ import org.apache.zookeeper.KeeperException;
  * After the timed rounds, {@value #COUNTED} more updates per side are counted by the server
  * ({@code cons}): the writer's requests per put, each watcher's requests until it saw the change,
  * and (ours only) the follow-up requests after it (the report each reader rewrites
- * {@code FollowUps.QUIET_MS} after a change).
+ * {@code FollowUps.QUIET_MS} plus its offset in the {@code FollowUps.WINDOW_MS} window after a change).
  *
  * <p>{@code -Dbench.noReports=true} runs ours without the readers' reports, to see their share.
+ * {@code -Dbench.config.reportTimes=true} (a diagnostic, off by default: it adds one read per report
+ * write) watches the readers' report nodes from one more client and prints how many report writes
+ * the server timestamped (mtime) within each measured update of either side: on average, at most,
+ * and within the updates that make the p99, to see whether the tail is report writes.
  */
 final class ConfigPropagationBench implements Benchmark {
     static final String NAME = "config.propagation";
@@ -84,12 +90,17 @@ final class ConfigPropagationBench implements Benchmark {
     static final int BOOTSTRAP = 400;
     /** Threads connecting and closing the watchers' clients (thousands of them at the largest sizes). */
     private static final int CONNECTORS = 8;
-    /** Longer than a reader's report delay ({@code FollowUps.QUIET_MS}, 250 ms): the follow-ups of a change are sent by then. */
-    private static final Duration FOLLOW_UPS = Duration.ofMillis(700);
+    /**
+     * Longer than a reader's latest report delay ({@code FollowUps.QUIET_MS}, 250 ms, plus its offset
+     * in the {@code FollowUps.WINDOW_MS} window, under 1 s): the follow-ups of a change are sent by then.
+     */
+    private static final Duration FOLLOW_UPS = Duration.ofMillis(1700);
     private static final String PEER = "curator-CuratorCache";
     private static final String PEER_PATH = "/bench/config-peer/propagation";
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
+    static final String REPORT_TIMES_PROPERTY = "bench.config.reportTimes";
+    private static final String REPORTS_PATH = ConfigOptions.DEFAULT_REPORTS_ROOT.value() + "/bench/propagation";
 
     /** The benchmark's value: a counter and ~100 bytes of padding. */
     record Payload(int n, String pad) {
@@ -116,6 +127,8 @@ final class ConfigPropagationBench implements Benchmark {
         Latencies all;
         /** Each measured update's samples (nanoseconds, one per watcher), in order: update i of both sides ran back to back. */
         final List<long[]> updates = new ArrayList<>();
+        /** Each measured update's wall-clock window, {start, end} in ms, for {@link #REPORT_TIMES_PROPERTY}. */
+        final List<long[]> windows = new ArrayList<>();
 
         Side(int watchers) {
             this.watchers = watchers;
@@ -143,6 +156,7 @@ final class ConfigPropagationBench implements Benchmark {
         void update(int n, Latencies into, boolean measured) throws InterruptedException {
             Target t = new Target(nextVersion(), watchers);
             target = t;
+            long wallStart = System.currentTimeMillis();
             long t0 = System.nanoTime();
             long written = write(n);
             if (written != t.version()) {
@@ -162,6 +176,7 @@ final class ConfigPropagationBench implements Benchmark {
             }
             if (measured) {
                 updates.add(samples);
+                windows.add(new long[] {wallStart, System.currentTimeMillis()});
             }
         }
     }
@@ -223,7 +238,8 @@ final class ConfigPropagationBench implements Benchmark {
             for (int i = 0; i < watchers; i++) {
                 perWatcher.add(clients.get(shared ? 0 : i));
             }
-            try (Ours ours = new Ours(perWatcher, writer); Peer peer = new Peer(perWatcher, writer.curator())) {
+            try (Ours ours = new Ours(perWatcher, writer); Peer peer = new Peer(perWatcher, writer.curator());
+                    ReportTimes reportTimes = Boolean.getBoolean(REPORT_TIMES_PROPERTY) ? new ReportTimes(ctx.newCoordClient()) : null) {
                 ours.all = new Latencies(ctx.rounds() * n * watchers);
                 peer.all = new Latencies(ctx.rounds() * n * watchers);
                 Latencies warm = new Latencies(2 * n * watchers);
@@ -258,6 +274,10 @@ final class ConfigPropagationBench implements Benchmark {
                                 + " %d slowest samples, from %d updates (ours) and %d updates (peer)", at, o.count(), ours.updates.size(),
                         o.count() - (int) Math.ceil(0.99 * o.count()) + 1, ours.updatesAtOrAbove(o.percentileMs(0.99)),
                         peer.updatesAtOrAbove(p.percentileMs(0.99))));
+                if (reportTimes != null) {
+                    ctx.progress(reportTimes.overlap(at, "ours", ours, o.percentileMs(0.99)));
+                    ctx.progress(reportTimes.overlap(at, "peer", peer, p.percentileMs(0.99)));
+                }
                 double[] ci = ratioInterval(ours.updates, peer.updates, 0.99);
                 ctx.progress(String.format(Locale.ROOT, "  %s: p50 ratio %.2f, p99 ratio ours/peer %.2f, 90%% interval %.2f .. %.2f"
                                 + " (bootstrap over update pairs, %d resamples)", at, o.percentileMs(0.50) / p.percentileMs(0.50),
@@ -380,6 +400,58 @@ final class ConfigPropagationBench implements Benchmark {
         }
         Arrays.sort(ratios);
         return new double[] {ratios[(int) (0.05 * BOOTSTRAP)], ratios[(int) Math.ceil(0.95 * BOOTSTRAP) - 1]};
+    }
+
+    /** The diagnostic of {@link #REPORT_TIMES_PROPERTY}: the server's mtime of every report write, from a client of its own. */
+    private static final class ReportTimes implements AutoCloseable {
+        private final CoordClient client;
+        private final CuratorCache cache;
+        private final Queue<Long> mtimes = new ConcurrentLinkedQueue<>();
+
+        ReportTimes(CoordClient client) {
+            this.client = client;
+            this.cache = CuratorCache.build(client.curator(), REPORTS_PATH);
+            cache.listenable().addListener(CuratorCacheListener.builder()
+                    .forCreates(node -> mtimes.add(node.getStat().getMtime()))
+                    .forChanges((before, after) -> mtimes.add(after.getStat().getMtime()))
+                    .build());
+            cache.start();
+        }
+
+        /** Report writes timestamped within each of {@code side}'s measured updates: mean, max, and within those at or above the p99. */
+        String overlap(String at, String name, Side side, double p99Ms) {
+            long[] times = mtimes.stream().mapToLong(Long::longValue).toArray();
+            long total = 0;
+            long max = 0;
+            long tail = 0;
+            long tailUpdates = 0;
+            long tailMs = 0;
+            for (int i = 0; i < side.windows.size(); i++) {
+                long[] w = side.windows.get(i);
+                long in = countWithin(times, w[0], w[1]);
+                total += in;
+                max = Math.max(max, in);
+                if (Arrays.stream(side.updates.get(i)).max().orElse(0) / 1e6 >= p99Ms) {
+                    tail += in;
+                    tailUpdates++;
+                    tailMs += w[1] - w[0];
+                }
+            }
+            return String.format(Locale.ROOT, "  %s: report writes timestamped within a %s update: mean %.1f, max %d; within its %d"
+                    + " update(s) at or above the p99 (lasting %.0f ms on average): mean %.1f (%d report writes seen in all)", at, name,
+                    total / (double) Math.max(1, side.windows.size()), max, tailUpdates, tailMs / (double) Math.max(1, tailUpdates),
+                    tail / (double) Math.max(1, tailUpdates), times.length);
+        }
+
+        private static long countWithin(long[] times, long from, long to) {
+            return Arrays.stream(times).filter(t -> t >= from && t <= to).count();
+        }
+
+        @Override
+        public void close() {
+            cache.close();
+            client.close();
+        }
     }
 
     /** Ours: ConfigStore.put and one LiveConfig reader per watcher client. */

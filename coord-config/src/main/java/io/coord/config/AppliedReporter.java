@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * Publishes what one reader applied: an ephemeral node {@code {reportsRoot}/{app}/{key}/{instanceId}}
  * per key, holding a {@link ConfigStore.Report}. Writes are asynchronous and coalesced (one batch
  * in flight; a newer report replaces one not yet sent), so reporting never holds up the reader's
- * config thread: not while the connection is down, and not between two reads of a burst. Failed
- * writes are tried again after a second. The node dies with the session and is written again on
+ * config thread: not while the connection is down, and not between two reads of a burst. A node
+ * whose report would say what the last one sent on this session says (its time aside) is not
+ * written again: a reconnect, or a stale flag set and cleared before the follow-ups ran, costs no
+ * write. Failed writes are tried again after a second. The node dies with the session and is written again on
  * the new one. If another session holds a node of the same name (an earlier run of this instance
  * whose session has not expired yet), the reader watches it and writes its own once it is gone.
  */
@@ -39,6 +41,8 @@ final class AppliedReporter {
     private final ConfigKey<?> key;
     private final ConfigOptions options;
     private final Set<String> written = ConcurrentHashMap.newKeySet();
+    /** Per node, what the last report queued for it says, and on which session. */
+    private final Map<String, Said> said = new ConcurrentHashMap<>();
     private final Object lock = new Object();
     private final AtomicBoolean closed = new AtomicBoolean();
     private Map<CoordPath, byte[]> pending;
@@ -66,17 +70,33 @@ final class AppliedReporter {
         return key.keys().stream().anyMatch(k -> node(k).value().equals(path));
     }
 
-    /** Reports the contents in effect (called on the config thread); returns at once. */
+    /** What a report says, its time aside, and the session it is sent on (0: not known, never equal). */
+    private record Said(long session, long version, long revision, boolean canary, boolean stale) {
+    }
+
+    /**
+     * Reports the contents in effect (called on the config thread); returns at once. Writes
+     * nothing for a node whose last queued report on this session says the same.
+     */
     void publish(Map<String, Content> inEffect, boolean stale) {
+        long session = session();
         Map<CoordPath, byte[]> batch = new LinkedHashMap<>();
         for (String k : key.keys()) {
             Content c = inEffect.get(k);
-            batch.put(node(k), ConfigLayout.encodeReport(new ConfigStore.Report(options.instanceId(),
-                    c == null ? Versioned.NO_VERSION : c.version(), c == null ? 0 : c.revision(),
-                    c != null && c.kind() == NodeTrack.Kind.CANARY, stale, options.clock().instant())));
+            Said now = new Said(session, c == null ? Versioned.NO_VERSION : c.version(), c == null ? 0 : c.revision(),
+                    c != null && c.kind() == NodeTrack.Kind.CANARY, stale);
+            CoordPath node = node(k);
+            if (session != 0 && now.equals(said.put(node.value(), now))) {
+                continue;
+            }
+            batch.put(node, ConfigLayout.encodeReport(new ConfigStore.Report(options.instanceId(), now.version(), now.revision(),
+                    now.canary(), stale, options.clock().instant())));
+        }
+        if (batch.isEmpty()) {
+            return;
         }
         synchronized (lock) {
-            pending = batch;
+            pending = merged(pending, batch);
             if (sending) {
                 return;
             }
@@ -114,15 +134,34 @@ final class AppliedReporter {
             return;
         }
         synchronized (lock) {
-            if (pending == null) {
-                pending = batch;
-            }
+            pending = merged(batch, pending);
             sending = false;
         }
         try {
             scheduler.schedule(this::retry, RETRY_MS, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // the reader is closing
+        }
+    }
+
+    /** {@code older} with {@code newer}'s nodes written over it (a batch holds only the nodes that changed). */
+    private static Map<CoordPath, byte[]> merged(Map<CoordPath, byte[]> older, Map<CoordPath, byte[]> newer) {
+        if (older == null) {
+            return newer;
+        }
+        Map<CoordPath, byte[]> out = new LinkedHashMap<>(older);
+        if (newer != null) {
+            out.putAll(newer);
+        }
+        return out;
+    }
+
+    /** This reader's session id, or 0 if there is none right now. */
+    private long session() {
+        try {
+            return curator.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0;
         }
     }
 
@@ -172,6 +211,7 @@ final class AppliedReporter {
             done.accept(true);
             return;
         }
+        said.remove(path.value()); // not ours: the next report must be written whatever it says
         LOG.info("report node {} belongs to session 0x{} (an earlier run of instance {}?); writing ours once it is gone",
                 path, Long.toHexString(stat.getEphemeralOwner()), options.instanceId());
         // The watch fires when that session's node goes; if it is already gone, the report is retried.

@@ -40,9 +40,14 @@ import java.util.concurrent.Executor;
  *       percentage, the canary value is applied instead (origin {@link Versioned.Origin#CANARY});
  *       when it is promoted or aborted the reader moves to the released value.</li>
  *   <li><b>Reports.</b> Unless turned off, the reader keeps an ephemeral node saying what it
- *       applied ({@link ConfigStore#who}), rewritten once the reader settles (250 ms after the
- *       last change, at most 5 s): a burst of updates costs one report write, and report writes
- *       (which ZooKeeper orders before the session's later reads) never slow down applying.</li>
+ *       applied ({@link ConfigStore#who}), rewritten once the reader settles: 250 ms plus a
+ *       stable per-reader offset under 1 s (a hash of the instance id and the key) after the last
+ *       change, at most 5 s plus that offset, and at most once a second. A burst of updates costs
+ *       one report write; the readers of one change write theirs spread over that second, not all
+ *       at once, so the next change does not queue behind them on the server; report writes (which
+ *       ZooKeeper orders before the session's later reads) never slow down applying; and a report
+ *       that would say what the last one on this session said (after a reconnect, say) is not
+ *       written again.</li>
  *   <li><b>Local fallback.</b> With a {@linkplain ConfigOptions#snapshotDir() snapshot directory}
  *       the last applied value is saved locally and used at start-up when the ensemble cannot be
  *       reached, as origin {@link Versioned.Origin#SNAPSHOT} and stale until the first live read

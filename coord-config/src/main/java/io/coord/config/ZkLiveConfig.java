@@ -86,7 +86,8 @@ final class ZkLiveConfig<T> implements LiveConfig<T>, NodeReader.Owner<T> {
         });
         thread.setRemoveOnCancelPolicy(true);
         this.reader = new NodeReader<>(state, this, thread, key.path().value(), key.isWholeApp() ? new AppDirCheck(key) : null);
-        this.followUps = new FollowUps<>(thread, snapshot, reporter, options.reportApplied(), new FollowUps.Source<>() {
+        this.followUps = new FollowUps<>(thread, snapshot, reporter, options.reportApplied(),
+                FollowUps.offsetMs(options.instanceId(), key.path().value()), new FollowUps.Source<>() {
             @Override
             public Versioned<T> current() {
                 return view.get().current();
