@@ -49,8 +49,9 @@ class SessionIT {
         first.addListener(new SessionListener() {
             @Override
             public void onEnded(CoordSession s, SessionState finalState) {
-                events.add("ended:" + finalState);
+                // The thread first: the test reads it once it sees the event.
                 threads.add(Thread.currentThread().getName());
+                events.add("ended:" + finalState);
             }
         }, listenerThread);
         client.curator().create().withMode(CreateMode.EPHEMERAL).forPath("/mine");

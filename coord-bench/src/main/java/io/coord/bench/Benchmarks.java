@@ -14,6 +14,7 @@ public final class Benchmarks {
     public static List<Benchmark> all() {
         return java.util.stream.Stream.of(List.of(
                 new CreateDeleteBench(),
+                new LockCycleFloorBench(),
                 new AsyncCreateBench(),
                 new GetDataBench(),
                 new NamingBench.Sequence(), new NamingBench.Blocks(), new NamingBench.Resolve(),

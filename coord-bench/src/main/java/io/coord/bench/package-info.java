@@ -9,7 +9,9 @@
  * {@code coord-bench/target/bench/results.jsonl}.
  *
  * <p>The {@code limits.*} benchmarks measure the physical limits every recipe is measured
- * against: synchronous create+delete, pipelined asynchronous creates, and the getData round trip.
+ * against: synchronous create+delete, the lock's create, list and delete pipelined against sent in
+ * turn ({@code limits.lockCycle}: the most pipelining can win on this server), pipelined
+ * asynchronous creates, and the getData round trip.
  *
  * <p>{@code coord bench --scale} runs the scale curves instead: per recipe ({@code lock},
  * {@code election}, {@code membership}, {@code discovery}, {@code config}, {@code barrier}), its

@@ -88,49 +88,102 @@ public final class LeaseNodes {
      * was made but cannot be kept is deleted first).
      */
     public static CompletableFuture<Listed> createListing(Zk zk, CoordPath parent, String prefix, byte[] data, boolean sequential) {
-        CoordPath.validateName(prefix);
-        CoordPath base = parent.child(prefix);
-        zk.checkSize(base, data.length);
+        CoordPath base = checked(zk, parent, prefix, data);
         ZkSession before = zk.liveSession();
-        CompletableFuture<CuratorEvent> createReply = new CompletableFuture<>();
+        CompletableFuture<CuratorEvent> createReply = sendCreate(zk, base, data, sequential);
         CompletableFuture<CuratorEvent> listReply = new CompletableFuture<>();
-        zk.op(base, () -> zk.curator().create()
-                .creatingParentContainersIfNeeded()
-                .withProtection()
-                .withMode(sequential ? CreateMode.EPHEMERAL_SEQUENTIAL : CreateMode.EPHEMERAL)
-                .inBackground((c, e) -> createReply.complete(e))
-                .forPath(base.value(), data));
         try {
             zk.op(parent, () -> zk.curator().getChildren().inBackground((c, e) -> listReply.complete(e)).forPath(parent.value()));
         } catch (RuntimeException e) {
             listReply.complete(null); // not sent: the caller reads again
         }
         CompletableFuture<Listed> out = new CompletableFuture<>();
-        createReply.thenAcceptBoth(listReply, (created, listed) -> {
-            KeeperException.Code code = KeeperException.Code.get(created.getResultCode());
-            if (code != KeeperException.Code.OK) {
-                out.completeExceptionally(zk.translate(KeeperException.create(code, base.value()), base));
-                return;
-            }
-            String path = created.getName();
-            Stat stat = created.getStat();
-            if (stat == null || stat.getCzxid() == 0) {
-                // Found again by name after a lost reply (no stat then): read it; czxid is still the token.
-                recoverStat(zk, path, before, out);
-                return;
-            }
-            keep(zk, path, stat, before, trusted(listed, path), out);
-        });
+        createReply.thenAcceptBoth(listReply, (created, listed) -> settle(zk, base, before, created, children(listed), out));
         return out;
     }
 
+    /**
+     * {@link #createListing} for a caller that waits on its own thread: the create is sent in the
+     * background and the listing right behind it as a plain blocking call, so the caller is woken by
+     * the listing's reply itself (ZooKeeper's I/O thread wakes a blocking call directly), not at the
+     * end of a chain of callbacks on ZooKeeper's event thread; the create's reply, which ZooKeeper
+     * answers before the listing's, has normally been handled by then. On a loaded machine that chain
+     * was a third of an uncontended lock cycle (see {@code limits.lockCycle} in BENCHMARKS.md). An
+     * interrupt does not lose the node: it is deleted when its create's reply comes.
+     */
+    public static Listed createThenList(Zk zk, CoordPath parent, String prefix, byte[] data, boolean sequential)
+            throws InterruptedException {
+        EventThreads.checkMayBlock("the create of a lease node");
+        CoordPath base = checked(zk, parent, prefix, data);
+        ZkSession before = zk.liveSession();
+        CompletableFuture<CuratorEvent> createReply = sendCreate(zk, base, data, sequential);
+        List<String> children;
+        CompletableFuture<Listed> out = new CompletableFuture<>();
+        try {
+            children = zk.curator().getChildren().forPath(parent.value());
+        } catch (InterruptedException e) {
+            createReply.thenAccept(created -> settle(zk, base, before, created, null, out));
+            out.thenAccept(made -> deleteInBackground(zk, made.created().token().node().value()));
+            throw e;
+        } catch (Exception e) {
+            children = null; // no listing (the parent was not there yet, or the connection failed): the create's reply decides
+        }
+        List<String> listed = children;
+        createReply.thenAccept(created -> settle(zk, base, before, created, listed, out));
+        return awaitListing(zk, out);
+    }
+
+    private static CoordPath checked(Zk zk, CoordPath parent, String prefix, byte[] data) {
+        CoordPath.validateName(prefix);
+        CoordPath base = parent.child(prefix);
+        zk.checkSize(base, data.length);
+        return base;
+    }
+
+    /** Sends the protected create of {@code base…} in the background; its reply completes the future on ZooKeeper's event thread. */
+    private static CompletableFuture<CuratorEvent> sendCreate(Zk zk, CoordPath base, byte[] data, boolean sequential) {
+        CompletableFuture<CuratorEvent> createReply = new CompletableFuture<>();
+        zk.op(base, () -> zk.curator().create()
+                .creatingParentContainersIfNeeded()
+                .withProtection()
+                .withMode(sequential ? CreateMode.EPHEMERAL_SEQUENTIAL : CreateMode.EPHEMERAL)
+                .inBackground((c, e) -> createReply.complete(e))
+                .forPath(base.value(), data));
+        return createReply;
+    }
+
+    /** Turns the create's reply, and a listing sent behind it (null: none), into {@code out}. */
+    private static void settle(Zk zk, CoordPath base, ZkSession before, CuratorEvent created, List<String> children,
+            CompletableFuture<Listed> out) {
+        KeeperException.Code code = KeeperException.Code.get(created.getResultCode());
+        if (code != KeeperException.Code.OK) {
+            out.completeExceptionally(zk.translate(KeeperException.create(code, base.value()), base));
+            return;
+        }
+        String path = created.getName();
+        Stat stat = created.getStat();
+        if (stat == null || stat.getCzxid() == 0) {
+            // Found again by name after a lost reply (no stat then): read it; czxid is still the token.
+            recoverStat(zk, path, before, out);
+            return;
+        }
+        keep(zk, path, stat, before, trusted(children, path), out);
+    }
+
+    private static List<String> children(CuratorEvent listed) {
+        if (listed == null || listed.getResultCode() != KeeperException.Code.OK.intValue()) {
+            return null;
+        }
+        return listed.getChildren();
+    }
+
     /** The children of a listing sent behind our create, if it holds our node; else null. */
-    private static List<String> trusted(CuratorEvent listed, String ourPath) {
-        if (listed == null || listed.getResultCode() != KeeperException.Code.OK.intValue() || listed.getChildren() == null) {
+    private static List<String> trusted(List<String> children, String ourPath) {
+        if (children == null) {
             return null;
         }
         String name = ourPath.substring(ourPath.lastIndexOf('/') + 1);
-        return listed.getChildren().contains(name) ? listed.getChildren() : null;
+        return children.contains(name) ? children : null;
     }
 
     private static void recoverStat(Zk zk, String path, ZkSession before, CompletableFuture<Listed> out) {

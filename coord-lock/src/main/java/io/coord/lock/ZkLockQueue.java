@@ -81,9 +81,9 @@ final class ZkLockQueue {
         boolean forever = timeoutNanos < 0;
         long deadline = forever ? 0 : start + timeoutNanos;
         HolderInfo info = HolderInfo.of(owner(), request.type(), null);
-        // The create and the first read go out back to back: one round trip, not two.
-        LeaseNodes.Listed listed = LeaseNodes.awaitListing(zk, LeaseNodes.createListing(zk, path, request.prefix(),
-                encoded(info, request.type()), request.anchor() < 0));
+        // The create and the first read go out back to back: one round trip, not two; the read's reply wakes us.
+        LeaseNodes.Listed listed = LeaseNodes.createThenList(zk, path, request.prefix(), encoded(info, request.type()),
+                request.anchor() < 0);
         LeaseNodes.Created created = listed.created();
         // The lease starts now, while we queue: its own-node watch goes out in the background beside
         // the first read, so neither an uncontended grant nor a handoff waits for (or pays) it.

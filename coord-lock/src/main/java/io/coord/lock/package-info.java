@@ -96,7 +96,7 @@
  * <h2>Round trips</h2>
  * An uncontended cycle costs the caller one round trip: the acquire sends its create and its read
  * of the queue back to back on one session (ZooKeeper answers them in order, so the read already
- * lists our node), and {@link io.coord.lock.LockLease#close()} returns once the delete is sent (the
+ * lists our node; a blocking acquire is woken by the read's reply itself), and {@link io.coord.lock.LockLease#close()} returns once the delete is sent (the
  * lease is RELEASED at once; the delete is guaranteed, and the session's next requests come after
  * it; what others may still see is in docs/FENCING.md, "After close() returns").
  *

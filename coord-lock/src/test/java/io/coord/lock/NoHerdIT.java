@@ -39,18 +39,8 @@ class NoHerdIT {
                 .filter(e -> e.getKey().startsWith(lockOnServer + "/")).mapToInt(e -> e.getValue().size()).sum();
     }
 
-    /** Request counts once nothing is in flight: two equal readings 200 ms apart (bounded). */
     private static Map<Long, Long> settledRequests() throws InterruptedException {
-        Map<Long, Long> last = ServerRequests.bySession(SERVER);
-        for (int i = 0; i < 50; i++) {
-            Thread.sleep(200);
-            Map<Long, Long> now = ServerRequests.bySession(SERVER);
-            if (now.equals(last)) {
-                return now;
-            }
-            last = now;
-        }
-        throw new AssertionError("the request counts never settled: " + last);
+        return ServerRequests.settled(SERVER);
     }
 
     @Test

@@ -28,6 +28,20 @@ final class ServerRequests {
         return out;
     }
 
+    /** Request counts once nothing is in flight: two equal readings 200 ms apart (bounded). */
+    static Map<Long, Long> settled(ZooKeeperExtension server) throws InterruptedException {
+        Map<Long, Long> last = bySession(server);
+        for (int i = 0; i < 50; i++) {
+            Thread.sleep(200);
+            Map<Long, Long> now = bySession(server);
+            if (now.equals(last)) {
+                return now;
+            }
+            last = now;
+        }
+        throw new AssertionError("the request counts never settled: " + last);
+    }
+
     /** The server's watch table ({@code wchp}): path to the sessions watching it. */
     static Map<String, java.util.List<Long>> watchesByPath(ZooKeeperExtension server) {
         Map<String, java.util.List<Long>> out = new HashMap<>();
