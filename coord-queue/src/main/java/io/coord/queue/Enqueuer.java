@@ -126,7 +126,8 @@ final class Enqueuer<T> {
     }
 
     /**
-     * One create, sent once: {@code tasks/task-{unique}-} PERSISTENT_SEQUENTIAL, with no key node.
+     * One create, sent once: {@code tasks/task-{unique}-} PERSISTENT_SEQUENTIAL, with no key node
+     * (a plain {@code create}, not a transaction: {@link Zk#createOnce}).
      * The unique part ({@link QueueLayout#unkeyedPrefix}) is what Curator's protected mode puts in
      * a name: after a lost reply the enqueue lists {@code tasks/} (only then) and finds its own node
      * by it, so recovery is as exact as with a key node (found: ours, added once; gone: never added,
@@ -138,9 +139,10 @@ final class Enqueuer<T> {
         String prefix = layout.unkeyedPrefix();
         checkCap(1);
         try {
-            List<OpResult> results = Txn.commitOnce(zk, layout.tasks, List.of(createTask(prefix, data)));
+            // A plain create, not a one-op multi; no size check: the record codec's limit keeps it under the request limit.
+            String created = zk.createOnce(layout.tasks, createTask(prefix, data));
             queue.metrics.enqueued(1);
-            return new EnqueueResult(idOf(results.get(0)), EnqueueResult.Outcome.ADDED);
+            return new EnqueueResult(idOf(created), EnqueueResult.Outcome.ADDED);
         } catch (KeeperException e) {
             if (!Txn.indeterminate(e)) {
                 throw zk.translate(e, layout.tasks);
@@ -296,8 +298,11 @@ final class Enqueuer<T> {
     }
 
     static TaskId idOf(OpResult created) {
-        String path = ((OpResult.CreateResult) created).getPath();
-        return new TaskId(path.substring(path.lastIndexOf('/') + 1));
+        return idOf(((OpResult.CreateResult) created).getPath());
+    }
+
+    static TaskId idOf(String createdPath) {
+        return new TaskId(createdPath.substring(createdPath.lastIndexOf('/') + 1));
     }
 
     /**

@@ -94,7 +94,12 @@
  *       sequence numbers, and the order consumers see within a lane and partition, follow it. A
  *       pending claim is an entry in the instance's watched cache, woken by its changes and by a
  *       timer; each wake-up tries once (the sync claim's transaction) on the client's callback
- *       thread, where endings and the reads that settle a lost reply or a duplicate key also run.
+ *       thread, where a {@code failAsync} and the reads that settle a lost reply or a duplicate key
+ *       also run. A {@code completeAsync} is sent with the async API from the calling thread, so
+ *       the completions of many claims are in flight together; only an answer other than
+ *       "committed" is settled on the callback thread. While it is in flight, the claim's other
+ *       endings, {@code extend} and {@code release} throw {@link java.lang.IllegalStateException}
+ *       and {@code close()} leaves the claim to the completion's outcome.
  *   <li><b>Failures</b> are the sync calls' exceptions, in the future:
  *       {@link io.coord.queue.TaskRejectedException} and {@link io.coord.queue.QueueFullException}
  *       (nothing written), {@link io.coord.ConnectionLostException} after a lost reply only where
@@ -122,8 +127,9 @@
  *                                               claimedAt, timeoutMillis (with a claim timeout)
  * /queues/{name}/dead/task-0000000042           persistent: the dead letter (the task's JSON + deadAt; for a task
  *                                               whose bytes were not a task, those bytes unchanged)
- * /queues/{name}/tasks/task-{11 chars}-0000000043  an unkeyed task: one create, named with 64 random bits
- *                                               (URL-safe Base64) that find it after a lost reply
+ * /queues/{name}/tasks/task-{11 chars}-0000000043  an unkeyed task: one plain create, named with 64 bits
+ *                                               (URL-safe Base64; a JVM-wide counter from a random start)
+ *                                               that find it after a lost reply
  * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the key of a keyed task or a batch's task, exists while
  *                                               the task does; a caller key (k-) then stays as "completed:task-…"
  *                                               for the window
