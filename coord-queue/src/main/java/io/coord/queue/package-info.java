@@ -93,8 +93,9 @@
  *       calls made one after another are sent in that order on the one session, so their tasks'
  *       sequence numbers, and the order consumers see within a lane and partition, follow it. A
  *       pending claim is an entry in the instance's watched cache, woken by its changes and by a
- *       timer; each wake-up tries once (the sync claim's transaction) on the client's callback
- *       thread, where a {@code failAsync} and the reads that settle a lost reply or a duplicate key
+ *       timer; each wake-up tries once: the claim transaction sent with the async API where the
+ *       cache has the head task (the callback thread does not wait for it), else the sync claim's
+ *       try on the client's callback thread, where a {@code failAsync} and the reads that settle a lost reply or a duplicate key
  *       also run. A {@code completeAsync} is sent with the async API from the calling thread, so
  *       the completions of many claims are in flight together; only an answer other than
  *       "committed" is settled on the callback thread. While it is in flight, the claim's other

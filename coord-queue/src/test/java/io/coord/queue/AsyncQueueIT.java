@@ -337,6 +337,42 @@ class AsyncQueueIT {
         }
     }
 
+    /**
+     * Claim tries of {@code claimAsync} are sent with the async API (issue 18): many calls of two
+     * clients, pending together, each get a different task exactly once (a try that lost the race
+     * to another call looks again), and nothing stays held.
+     */
+    @Test
+    void asyncClaimTriesInFlightTogetherHandEachTaskToExactlyOneCall() throws Exception {
+        CoordClient a = ZK.client();
+        CoordClient b = ZK.client();
+        TaskQueue<Job> qa = queue(a, QueueOptions.defaults());
+        TaskQueue<Job> qb = queue(b, QueueOptions.defaults());
+        List<CompletableFuture<TaskClaim<Job>>> pending = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            pending.add((i % 2 == 0 ? qa : qb).claimAsync(LONG, callers));
+        }
+        for (int i = 0; i < 32; i++) {
+            qa.enqueueAsync(new Job("p", i), TaskSpec.defaults(), callers);
+        }
+        for (int i = 0; i < 16; i++) {
+            pending.add((i % 2 == 0 ? qa : qb).claimAsync(LONG, callers));
+        }
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        List<CompletableFuture<Void>> completions = new ArrayList<>();
+        for (CompletableFuture<TaskClaim<Job>> f : pending) {
+            TaskClaim<Job> c = get(f);
+            assertTrue(seen.add(c.payload().n()), "task " + c.payload().n() + " handed to two calls");
+            completions.add(c.completeAsync(callers));
+        }
+        for (CompletableFuture<Void> f : completions) {
+            get(f);
+        }
+        assertEquals(32, seen.size());
+        assertEquals(List.of(), children(a, "/queues/jobs/tasks"));
+        assertEquals(List.of(), children(a, "/queues/jobs/claims"));
+    }
+
     @Test
     void sixtyFourInFlightKeepTheirOrderAndTheirKeys() throws Exception {
         TaskQueue<Job> q = queue(ZK.client(), QueueOptions.defaults());
