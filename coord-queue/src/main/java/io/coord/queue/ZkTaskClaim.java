@@ -208,10 +208,12 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
             Handoff.offEventThread(zk, "settling the complete of task " + id, () -> {
                 synchronized (ending) {
                     inFlight = false;
-                    if (error != null) {
+                    if (error != null) { // not sent (no connection handle, a bad op): nothing committed
                         release.notCommitted();
-                        throw error.getCause() instanceof RuntimeException r ? r
-                                : error instanceof RuntimeException r2 ? r2 : new CoordException(error.toString(), error);
+                        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                                ? error.getCause() : error;
+                        throw cause instanceof RuntimeException r ? r
+                                : new CoordException("complete of task " + id + " was not sent: " + cause, cause);
                     }
                     KeeperException e = KeeperException.create(answer.code(), taskPath().value());
                     notCommitted(EndingOutcome.Ending.COMPLETE, release, all, completionKeyIndex(), e,
