@@ -237,7 +237,9 @@
  * comes from partitions (docs/BENCHMARKS.md has claim+complete at depth 1 000 000 and the memory a
  * consumer's index takes). The cap is exact once the queue is half full (the depth is read before every
  * enqueue); below half, a producer re-reads it every 100 enqueues, so only a crowd of more than
- * cap/200 producers enqueueing at once could overshoot, by at most 100 tasks each. Dead letters have no cap: purge them; {@code stats()} counts them without a
+ * cap/200 producers enqueueing at once could overshoot, by at most 100 tasks each (200 for
+ * {@code enqueueAsync}, whose calls keep being sent while its re-read is in flight, so the
+ * pipeline does not drain for it). Dead letters have no cap: purge them; {@code stats()} counts them without a
  * listing, but listing them fails past the same limit.
  * Remembered completions are bounded by {@code idempotencyKeys}: the sweep lists {@code completed/}
  * (about 16 bytes a name); {@code keys/} is listed only by {@code stats()}, at the key's length

@@ -373,6 +373,40 @@ class AsyncQueueIT {
         assertEquals(List.of(), children(a, "/queues/jobs/claims"));
     }
 
+    /**
+     * The depth cap with 64 calls in flight: below half the cap the re-read goes in the background
+     * while calls keep being sent (issue 18: the pipeline never drains for it), and from half on
+     * the cap is exact: of 40 calls past a cap of 400, exactly those over the cap fail with
+     * {@link QueueFullException}, and 400 tasks are queued.
+     */
+    @Test
+    void withCallsInFlightTheDepthCapStaysExactPastHalf() throws Exception {
+        CoordClient client = ZK.client();
+        TaskQueue<Job> q = queue(client, QueueOptions.builder().depthCap(400).build());
+        java.util.concurrent.Semaphore slots = new java.util.concurrent.Semaphore(64);
+        List<CompletableFuture<EnqueueResult>> sent = new ArrayList<>();
+        for (int i = 0; i < 440; i++) {
+            assertTrue(slots.tryAcquire(BOUND.toMillis(), TimeUnit.MILLISECONDS), "a slot within the bound");
+            CompletableFuture<EnqueueResult> f = q.enqueueAsync(new Job("d", i), TaskSpec.defaults(), callers);
+            f.whenComplete((r, e) -> slots.release());
+            sent.add(f);
+        }
+        int added = 0;
+        int full = 0;
+        for (CompletableFuture<EnqueueResult> f : sent) {
+            try {
+                get(f);
+                added++;
+            } catch (ExecutionException e) {
+                assertInstanceOf(QueueFullException.class, e.getCause());
+                full++;
+            }
+        }
+        assertEquals(400, added, "every call under the cap added its task");
+        assertEquals(40, full, "every call over the cap was refused");
+        assertEquals(400, children(client, "/queues/jobs/tasks").size());
+    }
+
     @Test
     void sixtyFourInFlightKeepTheirOrderAndTheirKeys() throws Exception {
         TaskQueue<Job> q = queue(ZK.client(), QueueOptions.defaults());
