@@ -259,16 +259,19 @@ public final class Zk {
         for (CuratorOp op : ops) {
             raw.add(op.get()); // namespace and ACLs were applied when the op was built
         }
-        org.apache.zookeeper.ZooKeeper handle;
+        return connectedHandle(where).multi(raw);
+    }
+
+    /** The current ZooKeeper handle, after waiting for a connection (at most the connection timeout). */
+    private org.apache.zookeeper.ZooKeeper connectedHandle(CoordPath where) throws InterruptedException {
         try {
             curator.getZookeeperClient().blockUntilConnectedOrTimedOut();
-            handle = curator.getZookeeperClient().getZooKeeper();
+            return curator.getZookeeperClient().getZooKeeper();
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
             throw translate(e, where);
         }
-        return handle.multi(raw);
     }
 
     /** The answer to a {@link #multiOnceAsync}: its result code and, when it has them, the per-op results. */
@@ -307,16 +310,7 @@ public final class Zk {
     public String createOnce(CoordPath where, CuratorOp create) throws KeeperException, InterruptedException {
         EventThreads.checkMayBlock(where);
         org.apache.zookeeper.proto.CreateRequest request = createRequest(where, create);
-        org.apache.zookeeper.ZooKeeper handle;
-        try {
-            curator.getZookeeperClient().blockUntilConnectedOrTimedOut();
-            handle = curator.getZookeeperClient().getZooKeeper();
-        } catch (InterruptedException e) {
-            throw e;
-        } catch (Exception e) {
-            throw translate(e, where);
-        }
-        return handle.create(request.getPath(), request.getData(), request.getAcl(),
+        return connectedHandle(where).create(request.getPath(), request.getData(), request.getAcl(),
                 org.apache.zookeeper.CreateMode.fromFlag(request.getFlags()));
     }
 
