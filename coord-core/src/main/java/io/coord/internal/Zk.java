@@ -259,16 +259,19 @@ public final class Zk {
         for (CuratorOp op : ops) {
             raw.add(op.get()); // namespace and ACLs were applied when the op was built
         }
-        org.apache.zookeeper.ZooKeeper handle;
+        return connectedHandle(where).multi(raw);
+    }
+
+    /** The current ZooKeeper handle, after waiting for a connection (at most the connection timeout). */
+    private org.apache.zookeeper.ZooKeeper connectedHandle(CoordPath where) throws InterruptedException {
         try {
             curator.getZookeeperClient().blockUntilConnectedOrTimedOut();
-            handle = curator.getZookeeperClient().getZooKeeper();
+            return curator.getZookeeperClient().getZooKeeper();
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
             throw translate(e, where);
         }
-        return handle.multi(raw);
     }
 
     /** The answer to a {@link #multiOnceAsync}: its result code and, when it has them, the per-op results. */
@@ -295,6 +298,53 @@ public final class Zk {
             answer.completeExceptionally(translate(e, where));
         }
         return answer;
+    }
+
+    /**
+     * One create sent exactly once, as {@link #multiOnce} sends a transaction, but as a plain
+     * {@code create}: for a create-once node that needs no other operation beside it (a one-op
+     * {@code multi} costs the server a transaction wrapper and the client a second encoding for
+     * nothing). {@code create} is a Curator create op (namespace and ACLs applied when it was
+     * built). Returns the created path as the server names it (with the namespace).
+     */
+    public String createOnce(CoordPath where, CuratorOp create) throws KeeperException, InterruptedException {
+        EventThreads.checkMayBlock(where);
+        org.apache.zookeeper.proto.CreateRequest request = createRequest(where, create);
+        return connectedHandle(where).create(request.getPath(), request.getData(), request.getAcl(),
+                org.apache.zookeeper.CreateMode.fromFlag(request.getFlags()));
+    }
+
+    /** The answer to a {@link #createOnceAsync}, on ZooKeeper's event thread: nothing there may block. */
+    @FunctionalInterface
+    public interface CreateAnswer {
+        /** {@code created} is the created path (with the namespace) when {@code code} is OK, else null. */
+        void answered(KeeperException.Code code, String created);
+    }
+
+    /**
+     * {@link #createOnce} in the background: sent once, right away (so it keeps its place among this
+     * session's requests), outside Curator's retry loop. {@code answer} runs on ZooKeeper's event
+     * thread with whatever code the server or the connection gave: {@link #indeterminate} codes
+     * leave the outcome unknown, for the caller to find out. A create that cannot be sent at all
+     * throws (translated), and {@code answer} is not called.
+     */
+    public void createOnceAsync(CoordPath where, CuratorOp create, CreateAnswer answer) {
+        org.apache.zookeeper.proto.CreateRequest request = createRequest(where, create);
+        try {
+            curator.getZookeeperClient().getZooKeeper().create(request.getPath(), request.getData(), request.getAcl(),
+                    org.apache.zookeeper.CreateMode.fromFlag(request.getFlags()),
+                    (rc, path, ctx, name) -> answer.answered(KeeperException.Code.get(rc), name), null);
+        } catch (Exception e) {
+            throw translate(e, where);
+        }
+    }
+
+    private org.apache.zookeeper.proto.CreateRequest createRequest(CoordPath where, CuratorOp create) {
+        Op op = create.get();
+        if (op.getType() != org.apache.zookeeper.ZooDefs.OpCode.create) {
+            throw new IllegalArgumentException("createOnce takes a plain create op for " + where + ", got op type " + op.getType());
+        }
+        return (org.apache.zookeeper.proto.CreateRequest) op.toRequestRecord();
     }
 
     /** Whether {@code e} leaves a transaction's outcome unknown: it may or may not have committed. */

@@ -17,10 +17,13 @@ import org.slf4j.LoggerFactory;
 /**
  * One {@link TaskQueue#claimAsync} waiting: an entry in the queue's watched index (no thread), woken
  * by every change the watch sees and by the client's timer (delays, backoffs and claim timeouts come
- * due without an event). Each wake-up runs one look, the sync claim with no wait
- * ({@link ClaimSource#claimNext} with a zero timeout: one claim transaction per ready task tried),
- * on the client's callback thread, never on ZooKeeper's or Coord's event thread; looks of one call
- * never overlap (a wake-up during a look runs one more look after it).
+ * due without an event). Each wake-up runs one look on the client's callback thread, never on
+ * ZooKeeper's or Coord's event thread: where the index has the head task cached, one claim
+ * transaction sent with the async API ({@link ClaimSource#claimNextAsync}: the callback thread does
+ * not wait for it, and the tries of many calls are in flight together; a lost race looks again
+ * when its answer lands); otherwise the sync claim with no wait ({@link ClaimSource#claimNext}
+ * with a zero timeout: one claim transaction per ready task tried). Looks of one call never
+ * overlap (a wake-up during a look or a try in flight runs one more look after it).
  *
  * <p>States: WAITING → CLAIMED (the claim is handed to the caller's executor) or ENDED (timed out,
  * cancelled, failed, queue closed). Leaving WAITING withdraws the index entry and the timer. A
@@ -40,6 +43,8 @@ final class AsyncClaim<T> {
     private final CompletableFuture<TaskClaim<T>> caller = new CompletableFuture<>();
     private final AtomicBoolean lookQueued = new AtomicBoolean();
     private final AtomicBoolean ended = new AtomicBoolean();
+    /** An async claim try is in flight; only the callback thread reads and writes it. */
+    private boolean attempting;
     private volatile Runnable removeWaiter = () -> { };
     private volatile ScheduledFuture<?> timer;
 
@@ -93,6 +98,18 @@ final class AsyncClaim<T> {
             end(new IllegalStateException("queue '" + source.name() + "' was closed while a claimAsync waited"));
             return;
         }
+        if (attempting) {
+            return; // the try in flight looks again when its answer lands
+        }
+        try {
+            attempting = source.claimNextAsync(this::attempted);
+        } catch (RuntimeException e) {
+            end(e);
+            return;
+        }
+        if (attempting) {
+            return;
+        }
         Optional<TaskClaim<T>> claimed;
         try {
             claimed = source.claimNext(Duration.ZERO, () -> true);
@@ -105,15 +122,34 @@ final class AsyncClaim<T> {
             return;
         }
         if (claimed.isPresent()) {
-            TaskClaim<T> claim = claimed.get();
-            if (!ended.compareAndSet(false, true)) {
-                claim.release(); // cancelled during the look: the task goes back at once
-                return;
-            }
-            stopWaiting();
-            deliver(claim);
+            claimed(claimed.get());
             return;
         }
+        waitForNextLook();
+    }
+
+    /** On the client's callback thread: the answer to an async try; a lost race looks again at once. */
+    private void attempted(Optional<TaskClaim<T>> claimed, Throwable error) {
+        attempting = false;
+        if (error != null) {
+            end(error);
+        } else if (claimed.isPresent()) {
+            claimed(claimed.get());
+        } else {
+            look();
+        }
+    }
+
+    private void claimed(TaskClaim<T> claim) {
+        if (!ended.compareAndSet(false, true)) {
+            claim.release(); // cancelled during the look: the task goes back at once
+            return;
+        }
+        stopWaiting();
+        deliver(claim);
+    }
+
+    private void waitForNextLook() {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
             end(new CoordTimeoutException("no task of queue '" + source.name() + "' became ready to claim within " + timeout));

@@ -18,12 +18,14 @@ import org.slf4j.LoggerFactory;
  * One {@link TaskQueue#enqueueAsync}: the same write as the sync enqueue ({@link Enqueuer}), sent
  * with ZooKeeper's async API, so no thread waits for it and many are in flight on one session.
  * <ul>
- *   <li>Built on the calling thread: the record is encoded and the create (unkeyed: one create named
- *       with a unique id; keyed: the key and the task in one transaction) is prepared; a refusal
+ *   <li>Built on the calling thread: the record is encoded (once) and the create (unkeyed: one plain
+ *       create named with a unique id, {@link Zk#createOnceAsync}; keyed: the key and the task in one
+ *       transaction) is prepared; a refusal
  *       (serialization, size, lane) fails the future before anything is sent.
  *   <li>Sent in call order through {@link Enqueuer#admit}, which applies the depth cap (a depth read,
  *       when due, is itself a background request) and sends under its lock.
- *   <li>Answered on ZooKeeper's event thread, where it only decides. The rare answers that need
+ *   <li>Answered on ZooKeeper's event thread, where it only decides and hands the outcome to the
+ *       caller's executor in one hop (no intermediate future). The rare answers that need
  *       reads to settle (a lost reply, a keyed call whose key exists) are settled by the sync code on
  *       the client's callback thread, never on the event thread or the caller's executor.
  *   <li>Delivered on the caller's executor. A caller's future that is already done then (cancelled,
@@ -46,22 +48,25 @@ final class AsyncEnqueue<T> {
     private final CoordPath keyPath;
     private final List<CuratorOp> ops;
     private final CompletableFuture<EnqueueResult> caller;
-    private final CompletableFuture<EnqueueResult> work = new CompletableFuture<>();
+    private final Executor executor;
     /** Whether the task of the result was added by this call (and so is this call's to withdraw). */
     private volatile boolean addedHere;
 
-    private AsyncEnqueue(ZkTaskQueue<T> queue, Enqueuer<T> enqueuer, T payload, TaskSpec spec, CompletableFuture<EnqueueResult> caller) {
+    private AsyncEnqueue(ZkTaskQueue<T> queue, Enqueuer<T> enqueuer, T payload, TaskSpec spec, CompletableFuture<EnqueueResult> caller,
+                         Executor executor) {
         this.queue = queue;
         this.enqueuer = enqueuer;
         this.zk = queue.zk;
         this.payload = payload;
         this.spec = spec;
         this.caller = caller;
+        this.executor = executor;
         QueueLayout layout = queue.layout;
         if (spec.idempotencyKey() == null) {
             this.prefix = layout.unkeyedPrefix();
             this.keyPath = null;
             byte[] data = queue.codec.encode(layout.tasks, enqueuer.prepare(payload, spec, null));
+            // One plain create, not a transaction; no size check: the record codec's limit keeps it under the request limit.
             this.ops = List.of(enqueuer.createTask(prefix, data));
         } else {
             this.prefix = null;
@@ -69,8 +74,8 @@ final class AsyncEnqueue<T> {
             byte[] data = queue.codec.encode(layout.tasks, record);
             this.keyPath = layout.key(record.key());
             this.ops = List.of(enqueuer.createKey(keyPath), enqueuer.createTask(layout.taskPrefix, data));
+            Payloads.checkTransaction(ops, Payloads.TRANSACTION_LIMIT); // as the sync send checks it
         }
-        Payloads.checkTransaction(ops, Payloads.TRANSACTION_LIMIT); // as the sync send checks it
     }
 
     /** Starts one async enqueue; the returned future completes on {@code executor}. */
@@ -79,12 +84,11 @@ final class AsyncEnqueue<T> {
         CompletableFuture<EnqueueResult> caller = new CompletableFuture<>();
         AsyncEnqueue<T> call;
         try {
-            call = new AsyncEnqueue<>(queue, enqueuer, payload, spec, caller);
+            call = new AsyncEnqueue<>(queue, enqueuer, payload, spec, caller, executor);
         } catch (RuntimeException refused) {
             caller.completeExceptionally(refused); // the sync call's refusal, before anything is sent
             return caller;
         }
-        call.work.whenComplete((result, error) -> call.deliver(result, error, executor));
         if (call.keyPath != null) {
             enqueuer.sweepKeysInBackground();
         }
@@ -95,10 +99,36 @@ final class AsyncEnqueue<T> {
     /** Sends the create (in call order: under the enqueuer's lock); a call already cancelled sends nothing. */
     void send() {
         if (caller.isDone()) {
-            work.cancel(false);
-            return;
+            return; // nothing sent: nothing to deliver or withdraw
         }
-        zk.multiOnceAsync(queue.layout.tasks, ops).whenComplete(this::answered);
+        try {
+            if (keyPath == null) {
+                zk.createOnceAsync(queue.layout.tasks, ops.get(0), this::created);
+            } else {
+                zk.multiOnceAsync(queue.layout.tasks, ops).whenComplete(this::answered);
+            }
+        } catch (RuntimeException e) {
+            fail(e);
+        }
+    }
+
+    /** On ZooKeeper's event thread, for an unkeyed call's one create: decide, never block; one hop to the caller. */
+    private void created(KeeperException.Code code, String path) {
+        if (code == KeeperException.Code.OK) {
+            added(Enqueuer.idOf(path));
+        } else {
+            failed(code);
+        }
+    }
+
+    private void added(TaskId id) {
+        addedHere = true;
+        queue.metrics.enqueued(1);
+        deliver(new EnqueueResult(id, EnqueueResult.Outcome.ADDED), null);
+    }
+
+    private void fail(Throwable error) {
+        deliver(null, error);
     }
 
     /** Whether the caller's future is done before the send: then nothing is sent. */
@@ -108,26 +138,27 @@ final class AsyncEnqueue<T> {
 
     /** Refused before sending (the depth cap, the depth read failed). */
     void refuse(CoordException why) {
-        work.completeExceptionally(why);
+        fail(why);
     }
 
     /** On ZooKeeper's event thread: decide, never block. */
     private void answered(Zk.MultiAnswer answer, Throwable error) {
         if (error != null) {
-            work.completeExceptionally(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
+            fail(error);
             return;
         }
         KeeperException.Code code = answer.code();
         if (code == KeeperException.Code.OK) {
             TaskId id = Enqueuer.idOf(answer.results().get(ops.size() - 1));
-            addedHere = true;
-            if (keyPath != null) {
-                enqueuer.recordTaskInKeyInBackground(keyPath, id);
-            }
-            queue.metrics.enqueued(1);
-            work.complete(new EnqueueResult(id, EnqueueResult.Outcome.ADDED));
+            enqueuer.recordTaskInKeyInBackground(keyPath, id);
+            added(id);
             return;
         }
+        failed(code);
+    }
+
+    /** On ZooKeeper's event thread: a send that did not add the task; the rare cases that need reads are settled off it. */
+    private void failed(KeeperException.Code code) {
         KeeperException e = KeeperException.create(code, queue.layout.tasks.value());
         if (Zk.indeterminate(e)) {
             settleOffEventThread(() -> keyPath == null ? enqueuer.recoverUnkeyed(prefix, e) : enqueuer.recoverKeyed(keyPath, spec, e));
@@ -135,7 +166,7 @@ final class AsyncEnqueue<T> {
             // The key exists: the sync path finds its task (or its completion) and adds ours if the key was freed meanwhile.
             settleOffEventThread(() -> enqueuer.enqueue(payload, spec));
         } else {
-            work.completeExceptionally(zk.translate(e, queue.layout.tasks));
+            fail(zk.translate(e, queue.layout.tasks));
         }
     }
 
@@ -145,21 +176,21 @@ final class AsyncEnqueue<T> {
             try {
                 EnqueueResult result = settle.get();
                 addedHere = result.outcome() == EnqueueResult.Outcome.ADDED;
-                work.complete(result);
+                deliver(result, null);
             } catch (RuntimeException e) {
-                work.completeExceptionally(e);
+                fail(e);
             }
         };
         try {
             zk.callbacks().execute(run);
         } catch (RejectedExecutionException closed) {
-            work.completeExceptionally(new IllegalStateException("the client of queue '" + queue.layout.name
+            fail(new IllegalStateException("the client of queue '" + queue.layout.name
                     + "' is closed: the reply to an enqueue was lost and cannot be looked into", closed));
         }
     }
 
     /** On the caller's executor: completes the caller's future; one that was done already withdraws what this call added. */
-    private void deliver(EnqueueResult result, Throwable error, Executor executor) {
+    private void deliver(EnqueueResult result, Throwable error) {
         Handoff.toCaller(executor, () -> {
             boolean taken = error != null ? caller.completeExceptionally(unwrap(error)) : caller.complete(result);
             if (!taken && error == null && addedHere) {

@@ -19,6 +19,16 @@ interface ClaimSource<T> {
     /** Takes over claims past their deadline; a no-op without a claim timeout. */
     void takeOverTimedOut() throws InterruptedException;
 
+    /**
+     * One claim try sent with the async API, or false (nothing sent) where only the sync try
+     * ({@link #claimNext} with no wait) can make it; {@code done} then never runs. Otherwise
+     * {@code done} runs once, on the client's callback thread, with the claim, empty (lost the
+     * race: try again), or the failure.
+     */
+    default boolean claimNextAsync(java.util.function.BiConsumer<Optional<TaskClaim<T>>, Throwable> done) {
+        return false;
+    }
+
     /** Wakes every waiting claimer (shutdown). */
     void wakeAll();
 

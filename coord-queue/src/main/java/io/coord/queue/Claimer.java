@@ -4,6 +4,7 @@ import io.coord.CodecException;
 import io.coord.CoordPath;
 import io.coord.FencingToken;
 import io.coord.internal.NodeLease;
+import io.coord.internal.Payloads;
 import io.coord.internal.Zk;
 import io.coord.internal.ZkSession;
 import java.time.Duration;
@@ -326,32 +327,121 @@ final class Claimer<T> {
      * Runs the claim transaction; returns {czxid, new task version}, or null if another consumer
      * won the task (or the task went away) first.
      */
+    /**
+     * One claim try of a {@link TaskQueue#claimAsync}, sent with the async API so that no thread
+     * waits for the claim transaction: the task the index has cached at the head, prepared as a
+     * worker's completion prepares its next one ({@link #prepareNext}), the same transaction as
+     * the sync try, with Curator's retry (a claim name is unique, so a retry recognizes its own
+     * commit, as {@link #commit} does). Returns false, sending nothing, where the try needs a read
+     * or blocking work first (nothing cached, a poison task due, claim timeouts to look at, an
+     * older task in another partition): the caller then runs the sync try. {@code done} runs on
+     * the client's callback thread with the claim, empty if another consumer won the task (or it
+     * went to the dead letters), or the failure.
+     */
+    boolean claimAsync(java.util.function.BiConsumer<Optional<TaskClaim<T>>, Throwable> done) {
+        if (queue.options.claimsTimeOut()) {
+            return false; // the sync try takes over timed-out claims before choosing
+        }
+        Prepared p = prepareNext();
+        if (p == null) {
+            return false;
+        }
+        try {
+            Payloads.checkTransaction(p.ops(), Payloads.TRANSACTION_LIMIT);
+            zk.curator().transaction().inBackground((client, event) -> {
+                try {
+                    zk.callbacks().execute(() -> claimAnswered(p, event, done));
+                } catch (java.util.concurrent.RejectedExecutionException closed) {
+                    discard(p);
+                    done.accept(null, new IllegalStateException("the client of queue '" + layout.name + "' is closed"));
+                }
+            }).forOperations(p.ops());
+        } catch (Exception e) {
+            abandon(p, false); // not sent
+            throw zk.translate(e, layout.task(p.task()));
+        }
+        return true;
+    }
+
+    /** On the client's callback thread: the answer to {@link #claimAsync}, read as {@link #commit} reads it. */
+    private void claimAnswered(Prepared p, org.apache.curator.framework.api.CuratorEvent event,
+                               java.util.function.BiConsumer<Optional<TaskClaim<T>>, Throwable> done) {
+        Optional<TaskClaim<T>> claimed = Optional.empty();
+        try {
+            long[] committed;
+            KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+            if (code == KeeperException.Code.OK) {
+                Stat after = event.getOpResults().get(1).getResultStat();
+                committed = new long[] {after.getMzxid(), after.getVersion()};
+            } else {
+                committed = notCommitted(p, KeeperException.create(code, layout.task(p.task()).value()), failedIndex(event));
+            }
+            if (committed == null) {
+                queue.index().notClaimedHere(p.claimName());
+            } else {
+                claimed = adopt(p, committed[0], (int) committed[1]).map(h -> h);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            discard(p);
+            done.accept(null, new io.coord.CoordException("interrupted while settling a claim of queue '" + layout.name + "'", e));
+            return;
+        } catch (RuntimeException e) {
+            discard(p); // the transaction may have committed: never leave a claim nobody holds
+            done.accept(null, e);
+            return;
+        } finally {
+            if (claimed.isEmpty()) {
+                queue.index().unhold(p.task());
+            }
+        }
+        done.accept(claimed, null);
+    }
+
+    private static int failedIndex(org.apache.curator.framework.api.CuratorEvent event) {
+        List<CuratorTransactionResult> results = event.getOpResults();
+        if (results == null) {
+            return -1;
+        }
+        for (int i = 0; i < results.size(); i++) {
+            int err = results.get(i).getError();
+            if (err != 0 && err != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     private long[] commit(Prepared p) throws InterruptedException {
+        try {
+            List<CuratorTransactionResult> results = Txn.commit(zk, layout.task(p.task()), p.ops());
+            Stat after = results.get(1).getResultStat();
+            return new long[] {after.getMzxid(), after.getVersion()};
+        } catch (KeeperException e) {
+            return notCommitted(p, e, Txn.failedIndex(e));
+        }
+    }
+
+    /** A claim transaction that failed with {@code e} at op {@code failed}: our own earlier commit, a lost race (null), or an error. */
+    private long[] notCommitted(Prepared p, KeeperException e, int failed) throws InterruptedException {
         String name = p.task();
         int readVersion = p.readVersion();
         CoordPath claimPath = p.claimPath();
         ZkSession session = p.session();
-        try {
-            List<CuratorTransactionResult> results = Txn.commit(zk, layout.task(name), p.ops());
-            Stat after = results.get(1).getResultStat();
-            return new long[] {after.getMzxid(), after.getVersion()};
-        } catch (KeeperException e) {
-            int failed = Txn.failedIndex(e);
-            if (failed == 0 && e.code() == KeeperException.Code.NODEEXISTS) {
-                // Our claim name is unique: a retried transaction found its own earlier commit.
-                Stat mine = exists(claimPath);
-                if (mine == null || mine.getEphemeralOwner() != session.id()) {
-                    deleteQuietly(claimPath);
-                    return null;
-                }
-                return new long[] {mine.getCzxid(), readVersion + 1};
-            }
-            if (failed == 1) {
-                queue.index().passOver(name, readVersion); // another consumer won this one, or it is gone
+        if (failed == 0 && e.code() == KeeperException.Code.NODEEXISTS) {
+            // Our claim name is unique: a retried transaction found its own earlier commit.
+            Stat mine = exists(claimPath);
+            if (mine == null || mine.getEphemeralOwner() != session.id()) {
+                deleteQuietly(claimPath);
                 return null;
             }
-            throw zk.translate(e, layout.task(name));
+            return new long[] {mine.getCzxid(), readVersion + 1};
         }
+        if (failed == 1) {
+            queue.index().passOver(name, readVersion); // another consumer won this one, or it is gone
+            return null;
+        }
+        throw zk.translate(e, layout.task(name));
     }
 
     private boolean claimExists(String claimName) throws InterruptedException {

@@ -64,6 +64,17 @@ final class Enqueuer<T> {
     /** Async enqueues waiting for the depth read in flight, in the order they were made. Guarded by {@link #depthLock}. */
     private final java.util.ArrayDeque<AsyncEnqueue<T>> waitingForDepth = new java.util.ArrayDeque<>();
     private boolean depthReadInFlight;
+    /**
+     * An async producer's re-read that calls do not wait for (below half the cap): sent when
+     * {@value #REREAD_EVERY} calls were counted since the last read, while calls keep being sent
+     * (at most {@value #REREAD_EVERY} more) so the pipeline never drains for it. Guarded by
+     * {@link #depthLock}, as are the two counters below.
+     */
+    private boolean refreshInFlight;
+    /** Calls sent after the refresh read was sent: ZooKeeper answers it before they apply, so they come on top of its count. */
+    private int sentSinceRefresh;
+    /** Bumped by every read that waits (sync or async): a refresh sent before one of them is stale when it answers. */
+    private long readGeneration;
     private final java.util.concurrent.atomic.AtomicBoolean sweepQueued = new java.util.concurrent.atomic.AtomicBoolean();
 
     Enqueuer(ZkTaskQueue<T> queue) {
@@ -126,7 +137,8 @@ final class Enqueuer<T> {
     }
 
     /**
-     * One create, sent once: {@code tasks/task-{unique}-} PERSISTENT_SEQUENTIAL, with no key node.
+     * One create, sent once: {@code tasks/task-{unique}-} PERSISTENT_SEQUENTIAL, with no key node
+     * (a plain {@code create}, not a transaction: {@link Zk#createOnce}).
      * The unique part ({@link QueueLayout#unkeyedPrefix}) is what Curator's protected mode puts in
      * a name: after a lost reply the enqueue lists {@code tasks/} (only then) and finds its own node
      * by it, so recovery is as exact as with a key node (found: ours, added once; gone: never added,
@@ -138,9 +150,10 @@ final class Enqueuer<T> {
         String prefix = layout.unkeyedPrefix();
         checkCap(1);
         try {
-            List<OpResult> results = Txn.commitOnce(zk, layout.tasks, List.of(createTask(prefix, data)));
+            // A plain create, not a one-op multi; no size check: the record codec's limit keeps it under the request limit.
+            String created = zk.createOnce(layout.tasks, createTask(prefix, data));
             queue.metrics.enqueued(1);
-            return new EnqueueResult(idOf(results.get(0)), EnqueueResult.Outcome.ADDED);
+            return new EnqueueResult(idOf(created), EnqueueResult.Outcome.ADDED);
         } catch (KeeperException e) {
             if (!Txn.indeterminate(e)) {
                 throw zk.translate(e, layout.tasks);
@@ -296,8 +309,11 @@ final class Enqueuer<T> {
     }
 
     static TaskId idOf(OpResult created) {
-        String path = ((OpResult.CreateResult) created).getPath();
-        return new TaskId(path.substring(path.lastIndexOf('/') + 1));
+        return idOf(((OpResult.CreateResult) created).getPath());
+    }
+
+    static TaskId idOf(String createdPath) {
+        return new TaskId(createdPath.substring(createdPath.lastIndexOf('/') + 1));
     }
 
     /**
@@ -305,9 +321,11 @@ final class Enqueuer<T> {
      * depth is read before every enqueue and the cap holds exactly (the refusal comes from
      * {@link Payloads#checkChildCap}). Below half, a producer re-reads it only every
      * {@value #REREAD_EVERY} enqueues and counts its own in between, which saves a read per
-     * enqueue; concurrent producers could then overshoot only if more than cap / (2 ×
-     * {@value #REREAD_EVERY}) of them enqueued at once, and by at most {@value #REREAD_EVERY}
-     * tasks each, still far below the listing limit the cap protects.
+     * enqueue (an async producer sends the re-read in the background and keeps sending, at most
+     * {@value #REREAD_EVERY} more, until it answers: {@link #admit}); concurrent producers could
+     * then overshoot only if more than cap / (2 × {@value #REREAD_EVERY}) of them enqueued at
+     * once, and by at most {@value #REREAD_EVERY} tasks each (2 × {@value #REREAD_EVERY} for an
+     * async producer), still far below the listing limit the cap protects.
      */
     private void checkCap(int adding) {
         int cap = queue.options.depthCap();
@@ -337,6 +355,7 @@ final class Enqueuer<T> {
         synchronized (depthLock) {
             knownDepth = depth + adding;
             sinceRead = adding;
+            readGeneration++;
         }
     }
 
@@ -361,7 +380,20 @@ final class Enqueuer<T> {
     void admit(AsyncEnqueue<T> call) {
         synchronized (depthLock) {
             if (!depthReadInFlight && countIfKnown(1)) {
-                call.send();
+                sentCounted(call);
+                return;
+            }
+            if (!depthReadInFlight && knownDepth >= 0 && knownDepth + 1 <= queue.options.depthCap() / 2
+                    && sinceRead + 1 <= 2 * REREAD_EVERY) {
+                // Due for a re-read, far below the cap: re-read in the background and keep sending meanwhile.
+                if (!refreshInFlight) {
+                    refreshInFlight = true;
+                    sentSinceRefresh = 0;
+                    refresh(readGeneration);
+                }
+                knownDepth++;
+                sinceRead++;
+                sentCounted(call);
                 return;
             }
             waitingForDepth.add(call);
@@ -377,6 +409,38 @@ final class Enqueuer<T> {
         }
     }
 
+    /** Under {@link #depthLock}: sends a call already counted, counting it on top of a refresh in flight. */
+    private void sentCounted(AsyncEnqueue<T> call) {
+        if (refreshInFlight) {
+            sentSinceRefresh++;
+        }
+        call.send();
+    }
+
+    /** Under {@link #depthLock}: the background re-read; sent under the lock, so it keeps its place among this producer's creates. */
+    private void refresh(long generation) {
+        try {
+            zk.curator().checkExists().inBackground((client, event) -> refreshed(event, generation)).forPath(layout.tasks.value());
+        } catch (Exception e) {
+            refreshInFlight = false; // the next due call tries again, or waits for a read once 2 x REREAD_EVERY are unread
+            LOG.debug("re-reading the depth of queue '{}' failed to send", layout.name, e);
+        }
+    }
+
+    /** On ZooKeeper's event thread: the re-read's count plus the calls sent since it, unless a newer read answered first. */
+    private void refreshed(CuratorEvent event, long generation) {
+        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+        synchronized (depthLock) {
+            refreshInFlight = false;
+            if (generation != readGeneration || (code != KeeperException.Code.OK && code != KeeperException.Code.NONODE)) {
+                return; // stale, or failed: the counts stand, and the next due call re-reads
+            }
+            int depth = event.getStat() == null ? 0 : event.getStat().getNumChildren();
+            knownDepth = depth + sentSinceRefresh;
+            sinceRead = sentSinceRefresh;
+        }
+    }
+
     /** On ZooKeeper's event thread: the depth for the calls waiting in {@link #waitingForDepth}; sends or refuses each, in order. */
     private void depthRead(CuratorEvent event) {
         KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
@@ -389,6 +453,7 @@ final class Enqueuer<T> {
             // Exact for this producer: the read was sent after all of its earlier creates, on the same session.
             knownDepth = event.getStat() == null ? 0 : event.getStat().getNumChildren();
             sinceRead = 0;
+            readGeneration++;
             for (AsyncEnqueue<T> call; (call = waitingForDepth.poll()) != null; ) {
                 if (call.cancelled()) {
                     call.send(); // sends nothing: it only ends the call
@@ -398,7 +463,7 @@ final class Enqueuer<T> {
                 } else {
                     knownDepth++;
                     sinceRead++;
-                    call.send();
+                    sentCounted(call);
                 }
             }
             depthReadInFlight = false;

@@ -25,16 +25,35 @@ final class QueueLayout {
     static final char CLAIM_SEPARATOR = '~';
     /**
      * The name prefix of a single unkeyed task: {@code task-{11 characters}-}, ZooKeeper appends the
-     * sequence. The 11 characters are 64 random bits (URL-safe Base64), so after a lost reply the
-     * enqueue finds its own node by name, as Curator's protected mode does. 27 characters in all
+     * sequence. The 11 characters are 64 bits (URL-safe Base64): the next value of one JVM-wide
+     * counter that starts at a random value ({@link java.security.SecureRandom}, drawn once). So
+     * names are unique by construction among all queues and clients of one JVM, and across JVMs
+     * two producers collide only if their counters' ranges overlap (about n / 2^64 for n
+     * enqueues), as unlikely as Curator's protected-mode UUIDs; after a lost reply the enqueue
+     * finds its own node by name, as protected mode does. A counter costs no entropy per task
+     * (drawing 8 secure bytes per enqueue showed in the enqueue profile). 27 characters in all
      * (32 with a partition's {@code p{i}-}).
      */
-    private static final java.security.SecureRandom UNIQUE = new java.security.SecureRandom();
+    private static final java.util.concurrent.atomic.AtomicLong UNIQUE =
+            new java.util.concurrent.atomic.AtomicLong(new java.security.SecureRandom().nextLong());
+    private static final char[] URL_SAFE = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".toCharArray();
 
     String unkeyedPrefix() {
-        byte[] bits = new byte[8];
-        UNIQUE.nextBytes(bits);
-        return taskPrefix + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bits) + "-";
+        return taskPrefix + unique(UNIQUE.getAndIncrement()) + "-";
+    }
+
+    /** {@code bits} as 11 URL-safe Base64 characters, most significant first (as the encoder writes 8 bytes, unpadded). */
+    static String unique(long bits) {
+        char[] out = new char[11];
+        // 8 bytes = 64 bits = ten 6-bit groups and a last group of 4 bits shifted left by 2 (Base64's padding bits).
+        long v = bits;
+        out[10] = URL_SAFE[(int) ((v & 0xF) << 2)];
+        v >>>= 4;
+        for (int i = 9; i >= 0; i--) {
+            out[i] = URL_SAFE[(int) (v & 0x3F)];
+            v >>>= 6;
+        }
+        return new String(out);
     }
 
     /** Keys given by the caller. */

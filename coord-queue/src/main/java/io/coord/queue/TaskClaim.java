@@ -76,14 +76,19 @@ public interface TaskClaim<T> extends Lease {
      * claim is gone (nothing changed), {@link io.coord.ConnectionLostException} or
      * {@link OutcomeUnknownException} after a lost reply as described above,
      * {@link IllegalStateException} if the claim already ended. The transaction is sent from the
-     * client's callback thread (one per client), which waits for its reply; the calling thread does
-     * not. Cancelling the future does not withdraw a completion already sent.
+     * calling thread with ZooKeeper's async API: no thread waits for its reply, and the completions
+     * of many claims of one client are in flight together. Only an answer other than "committed"
+     * is settled with reads (as {@code complete()} settles it), on the client's callback thread.
+     * While it is in flight, another ending, {@code extend} or {@code release} of this claim throws
+     * {@link IllegalStateException}, and {@code close()} leaves the claim to the completion's
+     * outcome. Cancelling the future does not withdraw a completion already sent.
      */
     CompletableFuture<Void> completeAsync(Executor executor);
 
     /**
-     * {@link #fail(String)} without blocking the caller, with the rules of {@link #completeAsync(Executor)}:
-     * the future gets where the task went, or what {@code fail} throws.
+     * {@link #fail(String)} without blocking the caller, with the outcomes of {@link #completeAsync(Executor)}:
+     * the future gets where the task went, or what {@code fail} throws. The transaction is sent
+     * from the client's callback thread, which waits for its reply; the calling thread does not.
      */
     CompletableFuture<Task.State> failAsync(String reason, Executor executor);
 

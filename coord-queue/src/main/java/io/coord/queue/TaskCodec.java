@@ -5,7 +5,10 @@ import io.coord.Codec;
 import io.coord.CodecException;
 import io.coord.CoordPath;
 import io.coord.ValueTooLargeException;
+import com.fasterxml.jackson.databind.node.POJONode;
+import com.fasterxml.jackson.databind.util.RawValue;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * JSON for a queue: the caller's payload (through its {@link Codec}, with the task size limit)
@@ -30,7 +33,14 @@ final class TaskCodec<T> {
         return payload.limit();
     }
 
-    /** The payload as a JSON tree, or {@link TaskRejectedException} if it cannot be serialized or is too large. */
+    /**
+     * The payload for a new record, or {@link TaskRejectedException} if it cannot be serialized or
+     * is too large. Encoded once: the caller's codec writes it (and checks that it reads back), and
+     * the bytes go into the record as they are ({@link RawValue}), not parsed into a tree and
+     * written again; {@link #encode} then checks the whole record once more with the reading
+     * limits, so a record written this way always reads back. Only for records about to be encoded:
+     * the node is opaque until then.
+     */
     JsonNode encodePayload(CoordPath where, T value) {
         byte[] bytes;
         try {
@@ -42,12 +52,7 @@ final class TaskCodec<T> {
             throw new TaskRejectedException("task for queue '" + queue + "' refused: its payload cannot be serialized: "
                     + e.getMessage() + "; nothing was written", e);
         }
-        try {
-            return Codec.mapper().readTree(bytes);
-        } catch (IOException e) {
-            throw new TaskRejectedException("task for queue '" + queue + "' refused: its payload's JSON cannot be read back: "
-                    + e.getMessage(), e);
-        }
+        return new POJONode(new RawValue(new String(bytes, StandardCharsets.UTF_8)));
     }
 
     /** The payload of the task at {@code where}; {@link CodecException} if it is not a {@code T}. */
@@ -67,6 +72,10 @@ final class TaskCodec<T> {
         } catch (ValueTooLargeException e) {
             throw new TaskRejectedException("task for queue '" + queue + "' refused: with its fields it is " + e.size()
                     + " bytes, over " + e.limit() + "; nothing was written", e);
+        } catch (CodecException e) {
+            // A payload at the nesting limit is one level deeper inside its record: it could never be read back.
+            throw new TaskRejectedException("task for queue '" + queue + "' refused: its record cannot be written: "
+                    + e.getMessage() + "; nothing was written", e);
         }
     }
 

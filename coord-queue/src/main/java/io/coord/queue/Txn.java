@@ -55,7 +55,11 @@ final class Txn {
      * (code 0) and the ops after it as not run (RUNTIMEINCONSISTENCY); -1 if the results are missing.
      */
     static int failedIndex(KeeperException e) {
-        List<OpResult> results = e.getResults();
+        return failedIndex(e.getResults());
+    }
+
+    /** {@link #failedIndex(KeeperException)} from the per-op results of an async {@code multi} (null: missing). */
+    static int failedIndex(List<OpResult> results) {
         if (results == null) {
             return -1;
         }

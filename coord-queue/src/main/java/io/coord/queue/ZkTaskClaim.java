@@ -55,6 +55,8 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
     private final long claimedNanos = System.nanoTime();
     private final Object ending = new Object();
     private volatile boolean finished;
+    /** A {@link #completeAsync} was sent and has not been answered yet: every other ending waits for its outcome. */
+    private volatile boolean inFlight;
     /** A send of an ending of this claim got no answer: it may have committed. Guarded by {@code ending}. */
     private boolean unanswered;
     /** Why the outcome of an ending is unknown for good; every later ending reports it again. Guarded by {@code ending}. */
@@ -155,12 +157,7 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
         synchronized (ending) {
             requireOpen("complete");
             NodeLease.OwnRelease release = lease.beginOwnRelease();
-            List<CuratorOp> all = new ArrayList<>();
-            all.add(release.deleteOp());
-            all.add(Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().delete().withVersion(version)
-                    .forPath(taskPath().value())));
-            all.addAll(queue.keyWindow.completionOps(record.key(), id)); // the key: deleted, or remembered
-            all.addAll(ops);
+            List<CuratorOp> all = completionOps(release, ops);
             Consumer<ZkTaskClaim<T>> sink = nextTask;
             Claimer.Prepared next = sink == null || !nextWanted.getAsBoolean() ? null : queue.claimer().prepareNext();
             if (next == null) {
@@ -168,18 +165,88 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
             } else {
                 endAndClaim(release, all, next, sink);
             }
-            queue.index().finishedHere(id.name());
-            queue.metrics.completed(Duration.ofNanos(System.nanoTime() - claimedNanos));
+            completed();
         }
     }
 
+    /**
+     * The completion's transaction, as {@link #complete()} builds it, sent with the async API: no
+     * thread waits for it, and completions of many claims are in flight at once instead of taking
+     * turns on the client's callback thread. The answer is read on ZooKeeper's event thread, which
+     * only decides: committed (the common case) ends the claim there and hands the caller's
+     * executor the result in one hop; any other answer is settled by the sync ending's own rules
+     * ({@link #notCommitted}: reads, a resend without a missing key) on the client's callback thread.
+     * While it is in flight, another ending, an extend or a release of this claim is refused
+     * ({@link IllegalStateException}), as one after the ending is.
+     */
     @Override
     public CompletableFuture<Void> completeAsync(Executor executor) {
         Objects.requireNonNull(executor, "executor");
-        return Handoff.offEventThread(zk, "complete of task " + id, () -> {
-            complete();
-            return null;
-        }, executor);
+        CompletableFuture<Void> caller = new CompletableFuture<>();
+        NodeLease.OwnRelease release;
+        List<CuratorOp> all;
+        synchronized (ending) {
+            try {
+                requireOpen("complete");
+                release = lease.beginOwnRelease();
+                all = completionOps(release, List.of());
+                inFlight = true;
+            } catch (RuntimeException e) {
+                caller.completeExceptionally(e);
+                return caller;
+            }
+        }
+        zk.multiOnceAsync(taskPath(), all).whenComplete((answer, error) -> {
+            if (error == null && answer.code() == KeeperException.Code.OK) {
+                finished = true;
+                inFlight = false;
+                release.committed();
+                completed();
+                Handoff.toCaller(executor, () -> caller.complete(null));
+                return;
+            }
+            Handoff.offEventThread(zk, "settling the complete of task " + id, () -> {
+                synchronized (ending) {
+                    inFlight = false;
+                    if (error != null) { // not sent (no connection handle, a bad op): nothing committed
+                        release.notCommitted();
+                        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                                ? error.getCause() : error;
+                        throw cause instanceof RuntimeException r ? r
+                                : new CoordException("complete of task " + id + " was not sent: " + cause, cause);
+                    }
+                    KeeperException e = KeeperException.create(answer.code(), taskPath().value());
+                    notCommitted(EndingOutcome.Ending.COMPLETE, release, all, completionKeyIndex(), e,
+                            Txn.failedIndex(answer.results()));
+                    completed();
+                    return null;
+                }
+            }, executor).whenComplete((v, settled) -> {
+                if (settled != null) {
+                    caller.completeExceptionally(settled);
+                } else {
+                    caller.complete(null);
+                }
+            });
+        });
+        return caller;
+    }
+
+    /** The ops of this claim's completion: the claim, the task at our version, its key, then {@code ops}. */
+    private List<CuratorOp> completionOps(NodeLease.OwnRelease release, List<CuratorOp> ops) {
+        List<CuratorOp> all = new ArrayList<>();
+        all.add(release.deleteOp());
+        all.add(Txn.op(zk, taskPath(), () -> zk.curator().transactionOp().delete().withVersion(version)
+                .forPath(taskPath().value())));
+        all.addAll(queue.keyWindow.completionOps(record.key(), id)); // the key: deleted, or remembered
+        all.addAll(ops);
+        return all;
+    }
+
+    /** After a completion committed: this process's index and metrics learn it. */
+    private void completed() {
+        queue.index().finishedHere(id.name());
+        queue.metrics.completed(Duration.ofNanos(System.nanoTime() - claimedNanos));
     }
 
     @Override
@@ -279,13 +346,16 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
     @Override
     public void close() {
         synchronized (ending) {
-            if (!finished) {
+            if (!finished && !inFlight) { // a completeAsync in flight decides; if it fails, its caller is told
                 release();
             }
         }
     }
 
     private void requireOpen(String what) {
+        if (inFlight) {
+            throw new IllegalStateException("cannot " + what + " task " + id + ": its completeAsync is in flight");
+        }
         if (unknownOutcome != null && !"release".equals(what)) {
             throw new OutcomeUnknownException(unknownOutcome, null);
         }
@@ -305,29 +375,8 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
         try {
             Txn.commitOnce(zk, taskPath(), ops);
         } catch (KeeperException e) {
-            int failed = Txn.failedIndex(e);
-            if (neverSent(e)) {
-                release.notCommitted();
-                throw lost(what.label, e, "nothing was changed: this " + what.label + " was never sent, its claim's session had ended");
-            }
-            if (unanswered(e, failed)) {
-                unanswered = true;
-                settle(what, release, findOut(what), e);
-                return;
-            }
-            if (failed == 0) {
-                release.notCommitted();
-                throw lost(what.label, e, "nothing was changed");
-            }
-            if (failed == keyIndex && e.code() == KeeperException.Code.NONODE) {
-                LOG.warn("key node {} of task {} was missing; ending the task without it", keyPath(), id);
-                List<CuratorOp> without = new ArrayList<>(ops);
-                without.remove(keyIndex);
-                end(what, release, without, -1);
-                return;
-            }
-            release.notCommitted();
-            throw zk.translate(e, taskPath()); // e.g. one of the caller's own ops failed: nothing applied, claim kept
+            notCommitted(what, release, ops, keyIndex, e, Txn.failedIndex(e));
+            return;
         } catch (InterruptedException e) {
             unanswered = true;
             release.notCommitted();
@@ -340,6 +389,37 @@ final class ZkTaskClaim<T> extends ForwardingLease implements TaskClaim<T> {
         }
         finished = true;
         release.committed();
+    }
+
+    /**
+     * An ending transaction that came back with {@code e}: settled as the sync ending settles it
+     * (may block: reads, a resend without a missing key), so never on an event thread. Returns
+     * if the ending committed after all, throws otherwise.
+     */
+    private void notCommitted(EndingOutcome.Ending what, NodeLease.OwnRelease release, List<CuratorOp> ops, int keyIndex,
+                              KeeperException e, int failed) {
+        if (neverSent(e)) {
+            release.notCommitted();
+            throw lost(what.label, e, "nothing was changed: this " + what.label + " was never sent, its claim's session had ended");
+        }
+        if (unanswered(e, failed)) {
+            unanswered = true;
+            settle(what, release, findOut(what), e);
+            return;
+        }
+        if (failed == 0) {
+            release.notCommitted();
+            throw lost(what.label, e, "nothing was changed");
+        }
+        if (failed == keyIndex && e.code() == KeeperException.Code.NONODE) {
+            LOG.warn("key node {} of task {} was missing; ending the task without it", keyPath(), id);
+            List<CuratorOp> without = new ArrayList<>(ops);
+            without.remove(keyIndex);
+            end(what, release, without, -1);
+            return;
+        }
+        release.notCommitted();
+        throw zk.translate(e, taskPath()); // e.g. one of the caller's own ops failed: nothing applied, claim kept
     }
 
     /**

@@ -134,6 +134,11 @@ final class ZkTaskQueue<T> implements TaskQueue<T>, ClaimSource<T> {
     }
 
     @Override
+    public boolean claimNextAsync(java.util.function.BiConsumer<Optional<TaskClaim<T>>, Throwable> done) {
+        return claimer.claimAsync(done);
+    }
+
+    @Override
     public void takeOverTimedOut() throws InterruptedException {
         claimer.takeOverTimedOut();
     }

@@ -93,8 +93,14 @@
  *       calls made one after another are sent in that order on the one session, so their tasks'
  *       sequence numbers, and the order consumers see within a lane and partition, follow it. A
  *       pending claim is an entry in the instance's watched cache, woken by its changes and by a
- *       timer; each wake-up tries once (the sync claim's transaction) on the client's callback
- *       thread, where endings and the reads that settle a lost reply or a duplicate key also run.
+ *       timer; each wake-up tries once: the claim transaction sent with the async API where the
+ *       cache has the head task (the callback thread does not wait for it), else the sync claim's
+ *       try on the client's callback thread, where a {@code failAsync} and the reads that settle a lost reply or a duplicate key
+ *       also run. A {@code completeAsync} is sent with the async API from the calling thread, so
+ *       the completions of many claims are in flight together; only an answer other than
+ *       "committed" is settled on the callback thread. While it is in flight, the claim's other
+ *       endings, {@code extend} and {@code release} throw {@link java.lang.IllegalStateException}
+ *       and {@code close()} leaves the claim to the completion's outcome.
  *   <li><b>Failures</b> are the sync calls' exceptions, in the future:
  *       {@link io.coord.queue.TaskRejectedException} and {@link io.coord.queue.QueueFullException}
  *       (nothing written), {@link io.coord.ConnectionLostException} after a lost reply only where
@@ -122,8 +128,9 @@
  *                                               claimedAt, timeoutMillis (with a claim timeout)
  * /queues/{name}/dead/task-0000000042           persistent: the dead letter (the task's JSON + deadAt; for a task
  *                                               whose bytes were not a task, those bytes unchanged)
- * /queues/{name}/tasks/task-{11 chars}-0000000043  an unkeyed task: one create, named with 64 random bits
- *                                               (URL-safe Base64) that find it after a lost reply
+ * /queues/{name}/tasks/task-{11 chars}-0000000043  an unkeyed task: one plain create, named with 64 bits
+ *                                               (URL-safe Base64; a JVM-wide counter from a random start)
+ *                                               that find it after a lost reply
  * /queues/{name}/keys/k-{key} | a-{uuid}        persistent: the key of a keyed task or a batch's task, exists while
  *                                               the task does; a caller key (k-) then stays as "completed:task-…"
  *                                               for the window
@@ -230,7 +237,9 @@
  * comes from partitions (docs/BENCHMARKS.md has claim+complete at depth 1 000 000 and the memory a
  * consumer's index takes). The cap is exact once the queue is half full (the depth is read before every
  * enqueue); below half, a producer re-reads it every 100 enqueues, so only a crowd of more than
- * cap/200 producers enqueueing at once could overshoot, by at most 100 tasks each. Dead letters have no cap: purge them; {@code stats()} counts them without a
+ * cap/200 producers enqueueing at once could overshoot, by at most 100 tasks each (200 for
+ * {@code enqueueAsync}, whose calls keep being sent while its re-read is in flight, so the
+ * pipeline does not drain for it). Dead letters have no cap: purge them; {@code stats()} counts them without a
  * listing, but listing them fails past the same limit.
  * Remembered completions are bounded by {@code idempotencyKeys}: the sweep lists {@code completed/}
  * (about 16 bytes a name); {@code keys/} is listed only by {@code stats()}, at the key's length

@@ -221,6 +221,192 @@ class AsyncQueueIT {
         assertEquals(2, children(client, "/queues/jobs/tasks").size());
     }
 
+    /**
+     * The enqueue fast path (issue 18): unkeyed names come from one JVM-wide counter, so two
+     * clients and two queues in one JVM, sync and async interleaved, never share the unique part
+     * of a name; the payload, spliced into its record without a re-parse, reads back exactly
+     * (escapes, non-ASCII, nesting); and a keyed enqueue beside them is still idempotent.
+     */
+    @Test
+    void unkeyedNamesAreUniqueAcrossClientsAndQueuesAndPayloadsReadBackExactly() throws Exception {
+        CoordClient a = ZK.client();
+        CoordClient b = ZK.client();
+        io.coord.Codec<com.fasterxml.jackson.databind.JsonNode> json = io.coord.Codec.json(com.fasterxml.jackson.databind.JsonNode.class);
+        List<TaskQueue<com.fasterxml.jackson.databind.JsonNode>> queues = List.of(
+                ZK.track(TaskQueue.open(a, "one", json, QueueOptions.defaults())),
+                ZK.track(TaskQueue.open(b, "one", json, QueueOptions.defaults())),
+                ZK.track(TaskQueue.open(a, "two", json, QueueOptions.defaults())),
+                ZK.track(TaskQueue.open(b, "two", json, QueueOptions.defaults())));
+        com.fasterxml.jackson.databind.JsonNode payload = io.coord.Codec.mapper().readTree(
+                "{\"s\":\"quote \\\" slash \\\\ tab \\t \u00e9\u4e2d\ud83d\ude00\",\"n\":[1,2.5,-3e7,{\"deep\":[[[true,null]]]}]}");
+        List<CompletableFuture<EnqueueResult>> async = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            for (TaskQueue<com.fasterxml.jackson.databind.JsonNode> q : queues) {
+                q.enqueue(payload);
+                async.add(q.enqueueAsync(payload, TaskSpec.defaults(), callers));
+            }
+        }
+        for (CompletableFuture<EnqueueResult> f : async) {
+            assertEquals(EnqueueResult.Outcome.ADDED, get(f).outcome());
+        }
+        List<String> names = new ArrayList<>(children(a, "/queues/one/tasks"));
+        names.addAll(children(a, "/queues/two/tasks"));
+        assertEquals(400, names.size(), "every enqueue added one task");
+        java.util.Set<String> unique = new java.util.HashSet<>();
+        for (String name : names) {
+            assertTrue(name.matches("task-[A-Za-z0-9_-]{11}-\\d{10}"), "an unkeyed task's name: " + name);
+            assertTrue(unique.add(name.substring(5, 16)), "unique part used twice: " + name);
+        }
+        EnqueueResult keyed = queues.get(0).submit(payload, TaskSpec.defaults().idempotencyKey("k"));
+        assertEquals(new EnqueueResult(keyed.id(), EnqueueResult.Outcome.ALREADY_QUEUED),
+                get(queues.get(1).enqueueAsync(payload, TaskSpec.defaults().idempotencyKey("k"), callers)),
+                "a key is still idempotent beside the fast path");
+        for (int i = 0; i < 3; i++) {
+            TaskClaim<com.fasterxml.jackson.databind.JsonNode> c = get(queues.get(i).claimAsync(BOUND, callers));
+            assertEquals(payload, c.payload(), "the payload reads back exactly");
+            get(c.completeAsync(callers));
+        }
+    }
+
+    /**
+     * A payload at the JSON nesting limit is one level deeper inside its record, so it could never
+     * be read back: refused at enqueue (sync and async) as a {@link TaskRejectedException} naming
+     * the queue, with nothing written (before, a raw CodecException for the record's path).
+     */
+    @Test
+    void aPayloadTooDeepForItsRecordIsRejectedNamingTheQueueAndNothingIsWritten() throws Exception {
+        CoordClient client = ZK.client();
+        io.coord.Codec<com.fasterxml.jackson.databind.JsonNode> json = io.coord.Codec.json(com.fasterxml.jackson.databind.JsonNode.class);
+        TaskQueue<com.fasterxml.jackson.databind.JsonNode> q = ZK.track(TaskQueue.open(client, "deep", json, QueueOptions.defaults()));
+        String text = "[".repeat(io.coord.Codec.MAX_DEPTH) + "]".repeat(io.coord.Codec.MAX_DEPTH);
+        com.fasterxml.jackson.databind.JsonNode deep = io.coord.Codec.mapper().readTree(text);
+        json.encode(io.coord.CoordPath.of("/deep"), deep); // the payload alone is within the limits
+        TaskRejectedException sync = assertThrows(TaskRejectedException.class, () -> q.enqueue(deep));
+        assertTrue(sync.getMessage().contains("queue 'deep'") && sync.getMessage().contains("nothing was written"), sync.getMessage());
+        assertInstanceOf(TaskRejectedException.class, failure(q.enqueueAsync(deep, TaskSpec.defaults(), callers)));
+        assertEquals(List.of(), children(client, "/queues/deep/tasks"));
+    }
+
+    /**
+     * {@code completeAsync} is sent with the async API (issue 18): completions of one client's
+     * claims are in flight together and none waits for the client's callback thread, which is
+     * held busy here for the whole test (before, each completion ran there, blocking, one by one:
+     * none of these would complete). A keyed task's completion still rewrites its key, and a claim
+     * whose completion committed is ended.
+     */
+    @Test
+    void completionsAreInFlightTogetherAndNeverWaitForTheCallbackThread() throws Exception {
+        CoordClient client = ZK.client();
+        TaskQueue<Job> q = queue(client, QueueOptions.defaults());
+        for (int i = 0; i < 8; i++) {
+            q.enqueue(new Job("c", i), i == 0 ? TaskSpec.defaults().idempotencyKey("done") : TaskSpec.defaults());
+        }
+        List<TaskClaim<Job>> claims = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            claims.add(q.claim(BOUND).orElseThrow());
+        }
+        java.util.concurrent.CountDownLatch freed = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        io.coord.internal.Zk.of(client).callbacks().execute(() -> {
+            held.countDown();
+            try {
+                freed.await(LONG.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            assertTrue(held.await(BOUND.toMillis(), TimeUnit.MILLISECONDS), "the callback thread is held");
+            List<CompletableFuture<Void>> completions = new ArrayList<>();
+            for (TaskClaim<Job> c : claims) {
+                completions.add(c.completeAsync(callers));
+            }
+            for (CompletableFuture<Void> f : completions) {
+                get(f);
+            }
+            for (TaskClaim<Job> c : claims) {
+                assertTrue(c.isFinished(), c.id() + " ended with its completion");
+                assertThrows(IllegalStateException.class, c::complete);
+            }
+            assertEquals(List.of(), children(client, "/queues/jobs/tasks"));
+            TaskId first = claims.stream().filter(c -> c.payload().n() == 0).findFirst().orElseThrow().id();
+            assertEquals(new EnqueueResult(first, EnqueueResult.Outcome.ALREADY_COMPLETED),
+                    q.submit(new Job("c", 0), TaskSpec.defaults().idempotencyKey("done")), "the completed key is remembered");
+        } finally {
+            freed.countDown();
+        }
+    }
+
+    /**
+     * Claim tries of {@code claimAsync} are sent with the async API (issue 18): many calls of two
+     * clients, pending together, each get a different task exactly once (a try that lost the race
+     * to another call looks again), and nothing stays held.
+     */
+    @Test
+    void asyncClaimTriesInFlightTogetherHandEachTaskToExactlyOneCall() throws Exception {
+        CoordClient a = ZK.client();
+        CoordClient b = ZK.client();
+        TaskQueue<Job> qa = queue(a, QueueOptions.defaults());
+        TaskQueue<Job> qb = queue(b, QueueOptions.defaults());
+        List<CompletableFuture<TaskClaim<Job>>> pending = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            pending.add((i % 2 == 0 ? qa : qb).claimAsync(LONG, callers));
+        }
+        for (int i = 0; i < 32; i++) {
+            qa.enqueueAsync(new Job("p", i), TaskSpec.defaults(), callers);
+        }
+        for (int i = 0; i < 16; i++) {
+            pending.add((i % 2 == 0 ? qa : qb).claimAsync(LONG, callers));
+        }
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        List<CompletableFuture<Void>> completions = new ArrayList<>();
+        for (CompletableFuture<TaskClaim<Job>> f : pending) {
+            TaskClaim<Job> c = get(f);
+            assertTrue(seen.add(c.payload().n()), "task " + c.payload().n() + " handed to two calls");
+            completions.add(c.completeAsync(callers));
+        }
+        for (CompletableFuture<Void> f : completions) {
+            get(f);
+        }
+        assertEquals(32, seen.size());
+        assertEquals(List.of(), children(a, "/queues/jobs/tasks"));
+        assertEquals(List.of(), children(a, "/queues/jobs/claims"));
+    }
+
+    /**
+     * The depth cap with 64 calls in flight: below half the cap the re-read goes in the background
+     * while calls keep being sent (issue 18: the pipeline never drains for it), and from half on
+     * the cap is exact: of 40 calls past a cap of 400, exactly those over the cap fail with
+     * {@link QueueFullException}, and 400 tasks are queued.
+     */
+    @Test
+    void withCallsInFlightTheDepthCapStaysExactPastHalf() throws Exception {
+        CoordClient client = ZK.client();
+        TaskQueue<Job> q = queue(client, QueueOptions.builder().depthCap(400).build());
+        java.util.concurrent.Semaphore slots = new java.util.concurrent.Semaphore(64);
+        List<CompletableFuture<EnqueueResult>> sent = new ArrayList<>();
+        for (int i = 0; i < 440; i++) {
+            assertTrue(slots.tryAcquire(BOUND.toMillis(), TimeUnit.MILLISECONDS), "a slot within the bound");
+            CompletableFuture<EnqueueResult> f = q.enqueueAsync(new Job("d", i), TaskSpec.defaults(), callers);
+            f.whenComplete((r, e) -> slots.release());
+            sent.add(f);
+        }
+        int added = 0;
+        int full = 0;
+        for (CompletableFuture<EnqueueResult> f : sent) {
+            try {
+                get(f);
+                added++;
+            } catch (ExecutionException e) {
+                assertInstanceOf(QueueFullException.class, e.getCause());
+                full++;
+            }
+        }
+        assertEquals(400, added, "every call under the cap added its task");
+        assertEquals(40, full, "every call over the cap was refused");
+        assertEquals(400, children(client, "/queues/jobs/tasks").size());
+    }
+
     @Test
     void sixtyFourInFlightKeepTheirOrderAndTheirKeys() throws Exception {
         TaskQueue<Job> q = queue(ZK.client(), QueueOptions.defaults());

@@ -34,6 +34,9 @@ class ReplyLossIT {
     @RegisterExtension
     static final LeakCheckExtension LEAKS = LeakCheckExtension.threads();
 
+    /** Where an unkeyed enqueue's one create goes, as the server sees it. */
+    private static final String UNKEYED = "/queues/jobs/tasks/task-";
+
     private ReplyLossServer server;
     private CoordClient client;
     private TaskQueue<Job> queue;
@@ -85,7 +88,7 @@ class ReplyLossIT {
 
     @Test
     void anUnkeyedEnqueueWhoseReplyWasLostIsNotDuplicatedByTheClientsOwnRetry() throws Exception {
-        server.dropNextMultiReply();
+        server.dropNextCreateReply(UNKEYED); // one plain create, not a transaction
         TaskId id;
         try {
             id = queue.enqueue(new Job("auto", 1));
@@ -102,7 +105,7 @@ class ReplyLossIT {
 
     @Test
     void anUnkeyedEnqueueIsOneCreateWhoseLostReplyIsRecoveredByItsUniqueName() throws Exception {
-        server.dropNextMultiReply();
+        server.dropNextCreateReply(UNKEYED); // one plain create, not a transaction
         TaskId id = queue.enqueue(new Job("protected", 1));
         assertEquals(1, server.droppedReplies(), "the fault fired");
         List<Task<Job>> tasks = queue.tasks();
@@ -122,7 +125,7 @@ class ReplyLossIT {
         try (ClientProxy proxy = ClientProxy.to(server.connectString());
              CoordClient producer = clientVia(proxy, Duration.ofSeconds(10));
              TaskQueue<Job> producerQueue = TaskQueue.open(producer, "jobs", io.coord.Codec.json(Job.class), QueueOptions.defaults())) {
-            server.dropNextMultiReply(proxy::refuse);
+            server.dropNextCreateReply(UNKEYED, proxy::refuse);
             Future<TaskId> call = caller.submit(() -> producerQueue.enqueue(new Job("fast", 1)));
             TaskClaim<Job> claim = queue.claim(Awaits.scaled(Duration.ofSeconds(15))).orElseThrow();
             assertEquals(1, server.droppedReplies(), "the enqueue's reply was lost");

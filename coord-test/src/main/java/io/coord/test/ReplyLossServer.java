@@ -96,13 +96,21 @@ public final class ReplyLossServer implements AutoCloseable {
      * starts with {@code pathPrefix} is applied but its reply is lost. One create per call.
      */
     public void dropNextCreateReply(String pathPrefix) {
+        dropNextCreateReply(pathPrefix, () -> { });
+    }
+
+    /**
+     * Like {@link #dropNextCreateReply(String)}, running {@code beforeClose} once the create is
+     * logged and just before the client's connection is closed (as {@link #dropNextMultiReply(Runnable)}).
+     */
+    public void dropNextCreateReply(String pathPrefix, Runnable beforeClose) {
         if (pathPrefix == null || !pathPrefix.startsWith("/")) {
             throw new IllegalArgumentException("pathPrefix must be an absolute path, got '" + pathPrefix + "'");
         }
         server.armed.set(new Trigger(request -> {
             String path = createdPath(request.getTxn());
             return path != null && path.startsWith(pathPrefix);
-        }, () -> { }));
+        }, beforeClose));
     }
 
     /**
