@@ -15,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.apache.zookeeper.KeeperException;
 
 /**
@@ -274,12 +275,32 @@ final class DiscoveryScenario implements Scenario {
             if (f.kind() != FaultKind.KILL_BUSY) {
                 throw new IllegalStateException(ctx.name() + " has no hook for " + f.kind());
             }
-            Optional<WorkerLink> victim = WorkerFault.pick(ctx, f.pick());
+            Optional<WorkerLink> victim = notBeingJudged(f.pick());
             if (victim.isEmpty()) {
                 return false;
             }
             WorkerFault.killAndReplace(ctx, victim.get(), "discovery", this::drive, mode);
             return true;
+        }
+
+        /**
+         * The live host {@code pick} points at, leaving out hosts whose pause ended within the
+         * checker's judging time (session + stale bound + re-registration bound): killing one of
+         * those excuses every instance it had from the re-registration check, and a short run's one
+         * pause then had no victim left to judge (CI: pause-victims=0, excused=6). Falls back to
+         * any live host when every one was paused lately.
+         */
+        private Optional<WorkerLink> notBeingJudged(int pick) {
+            long judging = ctx.negotiatedSession().toNanos() + Awaits.scaled(Duration.ofSeconds(4)).toNanos();
+            long now = System.nanoTime();
+            Set<String> judged = WorkerFault.of(ctx.history()).stream()
+                    .filter(p -> p.type() == WorkerFault.Type.PAUSE && p.endNanos() > 0 && now - p.endNanos() < judging)
+                    .map(WorkerFault::worker)
+                    .collect(Collectors.toSet());
+            List<WorkerLink> live = ctx.workers().stream()
+                    .filter(w -> w.isAlive() && !w.isPaused() && !judged.contains(w.name()))
+                    .toList();
+            return live.isEmpty() ? WorkerFault.pick(ctx, pick) : Optional.of(live.get(pick % live.size()));
         }
 
         private void poll() {
