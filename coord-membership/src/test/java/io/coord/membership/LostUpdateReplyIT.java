@@ -44,7 +44,9 @@ class LostUpdateReplyIT {
             member.update(new Worker("h2")); // the retry met our own write: it landed, so it succeeds
             assertEquals(1, server.droppedReplies(), "the fault did not fire");
             assertEquals(new Worker("h2"), member.metadata());
-            member.update(new Worker("h3"));
+            // The dropped reply closed the connection: the member is SUSPENDED (and refuses to
+            // write) until the client is connected again, on its own schedule (CI under load).
+            updateOnceWritable(member, new Worker("h3"));
             assertEquals(new Worker("h3"), seenByObservers(group, new Worker("h3")));
             assertStillOurs(client, member, incarnation, 2);
             member.leave();
@@ -65,27 +67,35 @@ class LostUpdateReplyIT {
             // The caller tries again as soon as the member may write: its version is stale (h2
             // landed), and the write must still land, with h2 taken for ours (CI saw the member
             // LOST when this retry came before the group's view of h2).
-            Awaits.until("the retried update to land", Duration.ofSeconds(10), () -> {
-                try {
-                    member.update(new Worker("h3"));
-                    return true;
-                } catch (LockLostException notYet) {
-                    if (member.state() == Membership.State.LOST || notYet.getMessage().contains("someone else")) {
-                        throw new AssertionError("our own landed write was taken for someone else's", notYet);
-                    }
-                    return false; // suspended until the connection is back
-                } catch (ConnectionLostException notYet) {
-                    return false;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new AssertionError("interrupted", e);
-                }
-            });
+            updateOnceWritable(member, new Worker("h3"));
             assertEquals(new Worker("h3"), member.metadata());
             assertEquals(new Worker("h3"), seenByObservers(group, new Worker("h3")));
             assertStillOurs(client, member, incarnation, 2);
             member.leave();
         }
+    }
+
+    /**
+     * Writes {@code value} as soon as the member may write again (JOINED, its session connected),
+     * failing at once if its own landed write was ever taken for someone else's.
+     */
+    private static void updateOnceWritable(Membership<Worker> member, Worker value) {
+        Awaits.until("the update to land", Duration.ofSeconds(10), () -> {
+            try {
+                member.update(value);
+                return true;
+            } catch (LockLostException notYet) {
+                if (member.state() == Membership.State.LOST || notYet.getMessage().contains("someone else")) {
+                    throw new AssertionError("our own landed write was taken for someone else's", notYet);
+                }
+                return false; // suspended until the connection is back
+            } catch (ConnectionLostException notYet) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", e);
+            }
+        });
     }
 
     private static CoordClient connect(ReplyLossServer server, RetrySettings retry) throws InterruptedException {
